@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Installs what is missing (Debian 12 packages only), builds, and then either runs the demo
+# or the whole test suite. Used by the README's two set-up commands and by .ci/run.
+#   bash scripts/bootstrap.sh demo   # install, build, run `aiscale demo`
+#   bash scripts/bootstrap.sh test   # install, build, run every test (CTest)
+set -euo pipefail
+mode=${1:-demo}
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+
+pkgs=(build-essential cmake ninja-build pkg-config libyaml-cpp-dev nlohmann-json3-dev
+      libgtest-dev libgmock-dev libbenchmark-dev libsqlite3-dev zlib1g-dev libcli11-dev)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "bootstrap: installing ${missing[*]}"
+  SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+build=${AISCALE_BUILD_DIR:-build}
+jobs=$(nproc)
+cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build "$build" -j "$jobs"
+
+case "$mode" in
+  demo)
+    "$build/aiscale" demo --out "${AISCALE_DEMO_OUT:-aiscale-demo}"
+    ;;
+  test)
+    cd "$build"
+    ctest --output-on-failure -j "$jobs" --timeout 600
+    ;;
+  *)
+    echo "usage: bootstrap.sh demo|test" >&2
+    exit 2
+    ;;
+esac

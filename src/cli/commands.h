@@ -1,0 +1,17 @@
+// The aiscale subcommands. Each takes the arguments after its name and returns the exit code;
+// each parses its own flags, so adding one is a new file plus a line in main.cc.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace aiscale::cli {
+
+using Args = std::vector<std::string>;
+
+int Demo(const Args& args);         // cmd_simulate.cc
+int Simulate(const Args& args);     // cmd_simulate.cc
+int Conformance(const Args& args);  // cmd_conformance.cc
+int Validate(const Args& args);     // cmd_validate.cc
+
+}  // namespace aiscale::cli

@@ -1,0 +1,45 @@
+// aiscale: the command-line entry point. Dispatches to a subcommand; see `aiscale help`.
+#include <cstring>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "cli/commands.h"
+
+namespace {
+
+struct Command {
+  const char* name;
+  int (*run)(const aiscale::cli::Args&);
+  const char* help;
+};
+
+constexpr Command kCommands[] = {
+    {"demo", &aiscale::cli::Demo,
+     "run the built-in BERT-large training scenario: training policy vs static"},
+    {"simulate", &aiscale::cli::Simulate, "run a scenario file with policies side by side"},
+    {"conformance", &aiscale::cli::Conformance,
+     "evaluate HPA/KPA conformance vectors: conformance hpa|kpa FILE"},
+    {"validate", &aiscale::cli::Validate, "check a config or scenario file and list every error"},
+};
+
+int Usage(std::ostream& os, int code) {
+  os << "usage: aiscale COMMAND [ARGS]\n\ncommands:\n";
+  for (const auto& c : kCommands) os << "  " << c.name << "\t" << c.help << "\n";
+  os << "\nrun `aiscale COMMAND --help` for a command's flags\n";
+  return code;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) return Usage(std::cerr, 2);
+  const std::string cmd = argv[1];
+  if (cmd == "help" || cmd == "--help" || cmd == "-h") return Usage(std::cout, 0);
+  aiscale::cli::Args args(argv + 2, argv + argc);
+  for (const auto& c : kCommands) {
+    if (cmd == c.name) return c.run(args);
+  }
+  std::cerr << "aiscale: unknown command '" << cmd << "'\n";
+  return Usage(std::cerr, 2);
+}

@@ -1,0 +1,25 @@
+// Actuator: reads and sets the scale of a workload on its engine (Kubernetes, Slurm, local
+// processes, the simulator).
+//
+// Contract: Observe returns the spec'd and ready replica counts. Apply sets the desired
+// count and is idempotent: applying the current desired value is a no-op that succeeds.
+// Both return errors as values ("unable to set scale for ns/name: 409 conflict"); an error
+// leaves the engine as it was, as far as the actuator can tell. Thread-safe.
+#pragma once
+
+#include <string_view>
+
+#include "core/result.h"
+#include "core/scale.h"
+
+namespace aiscale {
+
+class Actuator {
+ public:
+  virtual ~Actuator() = default;
+  virtual std::string_view Name() const = 0;
+  virtual Result<ScaleState> Observe(const WorkloadRef& ref) = 0;
+  virtual Status Apply(const WorkloadRef& ref, int desired) = 0;
+};
+
+}  // namespace aiscale

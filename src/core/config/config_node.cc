@@ -1,0 +1,294 @@
+#include "core/config/config_node.h"
+
+#include <cmath>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+namespace aiscale::config {
+
+std::string ConfigError::ToString() const {
+  std::ostringstream os;
+  os << file << ":" << line << ":" << column << ": ";
+  if (!path.empty()) os << path << ": ";
+  os << message;
+  return os.str();
+}
+
+Status ConfigErrors::ToStatus() const {
+  if (errors_.empty()) return Status::Ok();
+  std::string msg;
+  for (const auto& e : errors_) {
+    if (!msg.empty()) msg += "\n";
+    msg += e.ToString();
+  }
+  return Status::Error(msg);
+}
+
+ConfigNode::ConfigNode(YAML::Node node, std::string path, std::shared_ptr<const std::string> file,
+                       ConfigErrors* errors)
+    : node_(std::move(node)), path_(std::move(path)), file_(std::move(file)), errors_(errors) {}
+
+std::string ConfigNode::ChildPath(const std::string& key) const {
+  return path_.empty() ? key : path_ + "." + key;
+}
+
+ConfigError ConfigNode::MakeError(const YAML::Node& at, const std::string& path,
+                                  const std::string& message) const {
+  ConfigError e;
+  e.file = file_ ? *file_ : "<config>";
+  YAML::Mark m = at.IsDefined() ? at.Mark() : node_.Mark();
+  if (m.line < 0 && node_.IsDefined()) m = node_.Mark();
+  e.line = m.line >= 0 ? m.line + 1 : 0;
+  e.column = m.column >= 0 ? m.column + 1 : 0;
+  e.path = path;
+  e.message = message;
+  return e;
+}
+
+bool ConfigNode::Has(const std::string& key) const {
+  return node_.IsMap() && node_[key].IsDefined() && !node_[key].IsNull();
+}
+
+ConfigNode ConfigNode::Child(const std::string& key) const {
+  if (!node_.IsMap()) return ConfigNode(YAML::Node(YAML::NodeType::Undefined), ChildPath(key),
+                                        file_, errors_);
+  return ConfigNode(node_[key], ChildPath(key), file_, errors_);
+}
+
+std::vector<ConfigNode> ConfigNode::Items() const {
+  std::vector<ConfigNode> out;
+  if (!IsDefined()) return out;
+  if (!node_.IsSequence()) {
+    errors_->Add(MakeError(node_, path_, "must be a list"));
+    return out;
+  }
+  for (size_t i = 0; i < node_.size(); ++i) {
+    out.emplace_back(node_[i], path_ + "[" + std::to_string(i) + "]", file_, errors_);
+  }
+  return out;
+}
+
+std::vector<std::pair<std::string, ConfigNode>> ConfigNode::Entries() const {
+  std::vector<std::pair<std::string, ConfigNode>> out;
+  if (!IsDefined()) return out;
+  if (!node_.IsMap()) {
+    errors_->Add(MakeError(node_, path_, "must be a map"));
+    return out;
+  }
+  for (const auto& kv : node_) {
+    const std::string key = kv.first.as<std::string>();
+    out.emplace_back(key, ConfigNode(kv.second, ChildPath(key), file_, errors_));
+  }
+  return out;
+}
+
+bool ConfigNode::CheckBounds(const std::string& key, double v, const Bounds& b) const {
+  std::ostringstream os;
+  if (b.min) {
+    if (b.min_exclusive ? !(v > *b.min) : !(v >= *b.min)) {
+      os << "must be " << (b.min_exclusive ? "> " : ">= ") << *b.min << ", got " << v;
+      ErrorAt(key, os.str());
+      return false;
+    }
+  }
+  if (b.max && !(v <= *b.max)) {
+    os << "must be <= " << *b.max << ", got " << v;
+    ErrorAt(key, os.str());
+    return false;
+  }
+  return true;
+}
+
+static bool ParseDouble(const std::string& s, double& out) {
+  if (s.empty()) return false;
+  char* end = nullptr;
+  out = std::strtod(s.c_str(), &end);
+  return end && *end == '\0';
+}
+
+double ConfigNode::Number(const std::string& key, double fallback, Bounds b) const {
+  if (!Has(key)) return fallback;
+  const YAML::Node n = node_[key];
+  double v = 0;
+  if (!n.IsScalar() || !ParseDouble(n.Scalar(), v) || !std::isfinite(v)) {
+    ErrorAt(key, "must be a finite number, got " +
+                     (n.IsScalar() ? "'" + n.Scalar() + "'" : std::string("a non-scalar")));
+    return fallback;
+  }
+  return CheckBounds(key, v, b) ? v : fallback;
+}
+
+int ConfigNode::Int(const std::string& key, int fallback, Bounds b) const {
+  if (!Has(key)) return fallback;
+  const YAML::Node n = node_[key];
+  double v = 0;
+  if (!n.IsScalar() || !ParseDouble(n.Scalar(), v) || v != std::floor(v) || std::abs(v) > 2e9) {
+    ErrorAt(key, "must be an integer, got " +
+                     (n.IsScalar() ? "'" + n.Scalar() + "'" : std::string("a non-scalar")));
+    return fallback;
+  }
+  return CheckBounds(key, v, b) ? static_cast<int>(v) : fallback;
+}
+
+bool ConfigNode::Bool(const std::string& key, bool fallback) const {
+  if (!Has(key)) return fallback;
+  const YAML::Node n = node_[key];
+  if (n.IsScalar()) {
+    const std::string& s = n.Scalar();
+    if (s == "true" || s == "True" || s == "yes") return true;
+    if (s == "false" || s == "False" || s == "no") return false;
+  }
+  ErrorAt(key, "must be true or false");
+  return fallback;
+}
+
+std::string ConfigNode::String(const std::string& key, const std::string& fallback) const {
+  if (!Has(key)) return fallback;
+  const YAML::Node n = node_[key];
+  if (!n.IsScalar()) {
+    ErrorAt(key, "must be a string");
+    return fallback;
+  }
+  return n.Scalar();
+}
+
+std::string ConfigNode::Enum(const std::string& key, const std::string& fallback,
+                             const std::vector<std::string>& allowed) const {
+  std::string v = String(key, fallback);
+  for (const auto& a : allowed) {
+    if (a == v) return v;
+  }
+  std::string list;
+  for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
+  ErrorAt(key, "must be one of " + list + ", got '" + v + "'");
+  return fallback;
+}
+
+double ConfigNode::DurationSeconds(const std::string& key, double fallback, Bounds b) const {
+  if (!Has(key)) return fallback;
+  const YAML::Node n = node_[key];
+  if (!n.IsScalar()) {
+    ErrorAt(key, "must be a duration like 30s, 5m or 1h");
+    return fallback;
+  }
+  std::string s = n.Scalar();
+  double mult = 1;
+  auto ends = [&](const std::string& suf) {
+    return s.size() > suf.size() && s.compare(s.size() - suf.size(), suf.size(), suf) == 0;
+  };
+  if (ends("ms")) {
+    mult = 1e-3;
+    s.resize(s.size() - 2);
+  } else if (ends("s")) {
+    s.pop_back();
+  } else if (ends("m")) {
+    mult = 60;
+    s.pop_back();
+  } else if (ends("h")) {
+    mult = 3600;
+    s.pop_back();
+  } else if (ends("d")) {
+    mult = 86400;
+    s.pop_back();
+  }
+  double v = 0;
+  if (!ParseDouble(s, v) || !std::isfinite(v)) {
+    ErrorAt(key, "must be a duration like 30s, 5m or 1h, got '" + n.Scalar() + "'");
+    return fallback;
+  }
+  v *= mult;
+  return CheckBounds(key, v, b) ? v : fallback;
+}
+
+double ConfigNode::RequiredNumber(const std::string& key, Bounds b) const {
+  if (!Has(key)) {
+    Error("missing required field '" + key + "'");
+    return 0;
+  }
+  return Number(key, 0, b);
+}
+
+std::string ConfigNode::RequiredString(const std::string& key) const {
+  if (!Has(key)) {
+    Error("missing required field '" + key + "'");
+    return "";
+  }
+  return String(key, "");
+}
+
+void ConfigNode::CheckKnown(const std::vector<std::string>& known) const {
+  if (!node_.IsMap()) {
+    if (IsDefined()) errors_->Add(MakeError(node_, path_, "must be a map"));
+    return;
+  }
+  std::set<std::string> k(known.begin(), known.end());
+  for (const auto& kv : node_) {
+    const std::string key = kv.first.Scalar();
+    if (!k.count(key)) {
+      std::string list;
+      for (const auto& a : known) list += (list.empty() ? "" : ", ") + a;
+      errors_->Add(MakeError(kv.first, ChildPath(key),
+                             "unknown field '" + key + "' (known: " + list + ")"));
+    }
+  }
+}
+
+void ConfigNode::Error(const std::string& message) const {
+  errors_->Add(MakeError(node_, path_, message));
+}
+
+void ConfigNode::ErrorAt(const std::string& key, const std::string& message) const {
+  const YAML::Node at = node_.IsMap() ? node_[key] : YAML::Node();
+  errors_->Add(MakeError(at, ChildPath(key), message));
+}
+
+ConfigNode ParseConfig(const std::string& text, const std::string& file, ConfigErrors& errors) {
+  auto name = std::make_shared<const std::string>(file);
+  try {
+    YAML::Node root = YAML::Load(text);
+    if (!root.IsMap()) {
+      ConfigError e{file, 1, 1, "", "top level must be a map with apiVersion, kind and spec"};
+      errors.Add(e);
+      return ConfigNode(YAML::Node(YAML::NodeType::Undefined), "", name, &errors);
+    }
+    return ConfigNode(root, "", name, &errors);
+  } catch (const YAML::Exception& ex) {
+    errors.Add({file, ex.mark.line >= 0 ? ex.mark.line + 1 : 0,
+                ex.mark.column >= 0 ? ex.mark.column + 1 : 0, "", "YAML syntax: " + ex.msg});
+    return ConfigNode(YAML::Node(YAML::NodeType::Undefined), "", name, &errors);
+  }
+}
+
+ConfigNode LoadConfigFile(const std::string& path, ConfigErrors& errors) {
+  std::ifstream in(path);
+  if (!in) {
+    errors.Add({path, 0, 0, "", "cannot read file"});
+    return ConfigNode(YAML::Node(YAML::NodeType::Undefined), "",
+                      std::make_shared<const std::string>(path), &errors);
+  }
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ParseConfig(ss.str(), path, errors);
+}
+
+std::string CheckHeader(const ConfigNode& root, const std::vector<std::string>& allowed_kinds) {
+  if (!root.IsDefined()) return "";
+  const std::string api = root.RequiredString("apiVersion");
+  if (root.Has("apiVersion") && api != kApiVersion) {
+    root.ErrorAt("apiVersion", std::string("must be ") + kApiVersion + ", got '" + api + "'");
+  }
+  const std::string kind = root.RequiredString("kind");
+  if (root.Has("kind")) {
+    bool ok = false;
+    for (const auto& k : allowed_kinds) ok = ok || k == kind;
+    if (!ok) {
+      std::string list;
+      for (const auto& a : allowed_kinds) list += (list.empty() ? "" : ", ") + a;
+      root.ErrorAt("kind", "must be one of " + list + ", got '" + kind + "'");
+    }
+  }
+  return kind;
+}
+
+}  // namespace aiscale::config

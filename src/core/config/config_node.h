@@ -1,0 +1,123 @@
+// ConfigNode: a YAML node that knows where it is (file, line, column, field path) and
+// collects every error found while reading it, so `aiscale validate` can report them all.
+//
+// Why: config is parsed and validated once, at the edge (STYLE.md 7). Each struct's
+// `Parse(ConfigNode)` reads its fields with defaults beside them, calls CheckKnown() to reject
+// unknown fields, and Validate()s cross-field rules; no half-valid object escapes because
+// callers check ConfigErrors::empty() before using the result.
+//
+//   ConfigErrors errs;
+//   auto root = LoadConfigFile("x.yaml", errs);          // parse errors land in errs
+//   double c = root.Child("spec").Number("cooldown", 3600, AtLeast(0));
+//   if (!errs.empty()) return errs.ToStatus();
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <yaml-cpp/yaml.h>
+
+#include "core/result.h"
+
+namespace aiscale::config {
+
+struct ConfigError {
+  std::string file;
+  int line = 0;    // 1-based; 0 when unknown
+  int column = 0;  // 1-based
+  std::string path;  // e.g. spec.workloads[0].policy.cooldown
+  std::string message;
+  // "file:line:column: path: message"
+  std::string ToString() const;
+};
+
+class ConfigErrors {
+ public:
+  void Add(ConfigError e) { errors_.push_back(std::move(e)); }
+  bool empty() const { return errors_.empty(); }
+  size_t size() const { return errors_.size(); }
+  const std::vector<ConfigError>& all() const { return errors_; }
+  // One line per error; ok when there are none.
+  Status ToStatus() const;
+
+ private:
+  std::vector<ConfigError> errors_;
+};
+
+struct Bounds {
+  std::optional<double> min;
+  std::optional<double> max;
+  bool min_exclusive = false;  // "must be > min" rather than ">= min"
+};
+// Bounds factories; designated initializers would leave fields implicit.
+inline Bounds AtLeast(double min) { return Bounds{min, std::nullopt, false}; }
+inline Bounds Above(double min) { return Bounds{min, std::nullopt, true}; }
+inline Bounds Between(double min, double max) { return Bounds{min, max, false}; }
+
+class ConfigNode {
+ public:
+  ConfigNode(YAML::Node node, std::string path, std::shared_ptr<const std::string> file,
+             ConfigErrors* errors);
+
+  bool IsDefined() const { return node_.IsDefined() && !node_.IsNull(); }
+  bool IsMap() const { return node_.IsMap(); }
+  bool IsSequence() const { return node_.IsSequence(); }
+  bool Has(const std::string& key) const;
+  const std::string& path() const { return path_; }
+  const YAML::Node& raw() const { return node_; }
+
+  // Child of a map (undefined node when absent; reading it then yields defaults).
+  ConfigNode Child(const std::string& key) const;
+  // Elements of a sequence; records an error if the node is defined and not a sequence.
+  std::vector<ConfigNode> Items() const;
+  // Key/value pairs of a map; records an error if defined and not a map.
+  std::vector<std::pair<std::string, ConfigNode>> Entries() const;
+
+  // Typed reads of a child field. Absent -> fallback. Wrong type or out of bounds -> error
+  // recorded at that field, fallback returned.
+  double Number(const std::string& key, double fallback, Bounds b = {}) const;
+  int Int(const std::string& key, int fallback, Bounds b = {}) const;
+  bool Bool(const std::string& key, bool fallback) const;
+  std::string String(const std::string& key, const std::string& fallback) const;
+  // A string that must be one of `allowed`.
+  std::string Enum(const std::string& key, const std::string& fallback,
+                   const std::vector<std::string>& allowed) const;
+  // Seconds, as a number or a string with unit: "90", 90, "500ms", "30s", "5m", "2h", "1d".
+  double DurationSeconds(const std::string& key, double fallback, Bounds b = {}) const;
+  // Required variants: absent is an error.
+  double RequiredNumber(const std::string& key, Bounds b = {}) const;
+  std::string RequiredString(const std::string& key) const;
+
+  // Records an error for every key of this map not in `known`.
+  void CheckKnown(const std::vector<std::string>& known) const;
+  // Records an error at this node (or at child `key` if given and present).
+  void Error(const std::string& message) const;
+  void ErrorAt(const std::string& key, const std::string& message) const;
+
+  ConfigErrors* errors() const { return errors_; }
+
+ private:
+  ConfigError MakeError(const YAML::Node& at, const std::string& path,
+                        const std::string& message) const;
+  std::string ChildPath(const std::string& key) const;
+  bool CheckBounds(const std::string& key, double v, const Bounds& b) const;
+
+  YAML::Node node_;
+  std::string path_;
+  std::shared_ptr<const std::string> file_;
+  ConfigErrors* errors_;
+};
+
+// Parses `text` (named `file` in errors). A YAML syntax error is recorded with its position and
+// an undefined node is returned.
+ConfigNode ParseConfig(const std::string& text, const std::string& file, ConfigErrors& errors);
+// Reads and parses a file; an unreadable file is an error at line 0.
+ConfigNode LoadConfigFile(const std::string& path, ConfigErrors& errors);
+// Checks `apiVersion: aiscale.dev/v1alpha1` and `kind` in `allowed_kinds`; returns the kind.
+std::string CheckHeader(const ConfigNode& root, const std::vector<std::string>& allowed_kinds);
+
+inline constexpr const char* kApiVersion = "aiscale.dev/v1alpha1";
+
+}  // namespace aiscale::config

@@ -1,0 +1,71 @@
+#include "core/decision.h"
+
+#include <sstream>
+
+namespace aiscale {
+
+std::string_view ActionName(Action a) {
+  switch (a) {
+    case Action::kNone:
+      return "none";
+    case Action::kScaled:
+      return "scaled";
+    case Action::kFailed:
+      return "failed";
+  }
+  return "unknown";
+}
+
+std::string Decision::Summary() const {
+  std::ostringstream os;
+  os << workload << " t=" << SinceEpochSeconds(at) << "s " << policy << ": current=" << current
+     << " ready=" << ready << " recommended=" << recommendation.desired
+     << (recommendation.valid ? "" : " (invalid)") << " [" << recommendation.rule << "] "
+     << recommendation.reason << "; stabilized=" << stabilized;
+  if (!stabilize_reason.empty()) os << " (" << stabilize_reason << ")";
+  os << "; constrained=" << constrained;
+  if (!constrain_reason.empty()) os << " (" << constrain_reason << ")";
+  os << "; action=" << ActionName(action);
+  if (!action_detail.empty()) os << " (" << action_detail << ")";
+  for (const auto& in : inputs) {
+    if (in.status != SignalStatus::kOk) {
+      os << "; " << in.name << " " << SignalStatusName(in.status) << ": " << in.detail;
+    }
+  }
+  return os.str();
+}
+
+nlohmann::json ToJson(const Decision& d) {
+  nlohmann::json inputs = nlohmann::json::array();
+  for (const auto& in : d.inputs) {
+    nlohmann::json j = {{"name", in.name}, {"status", SignalStatusName(in.status)}};
+    if (in.status == SignalStatus::kOk) {
+      j["value"] = in.value;
+      j["sum"] = in.sum;
+      j["instances"] = in.instances;
+    }
+    if (!in.detail.empty()) j["detail"] = in.detail;
+    inputs.push_back(std::move(j));
+  }
+  nlohmann::json facts = nlohmann::json::object();
+  for (const auto& [k, v] : d.recommendation.facts) facts[k] = v;
+  return {{"workload", d.workload},
+          {"policy", d.policy},
+          {"t_s", SinceEpochSeconds(d.at)},
+          {"current", d.current},
+          {"ready", d.ready},
+          {"inputs", inputs},
+          {"recommended", d.recommendation.desired},
+          {"valid", d.recommendation.valid},
+          {"rule", d.recommendation.rule},
+          {"reason", d.recommendation.reason},
+          {"facts", facts},
+          {"stabilized", d.stabilized},
+          {"stabilize_reason", d.stabilize_reason},
+          {"constrained", d.constrained},
+          {"constrain_reason", d.constrain_reason},
+          {"action", ActionName(d.action)},
+          {"action_detail", d.action_detail}};
+}
+
+}  // namespace aiscale

@@ -1,0 +1,48 @@
+// Decision: the record of one tick for one workload: what was seen, recommended, stabilized,
+// constrained and done, and why. Written for every tick, whether or not anything changed.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/policy.h"
+#include "core/time.h"
+#include "core/workload_signals.h"
+
+namespace aiscale {
+
+struct SignalInput {
+  std::string name;
+  SignalStatus status = SignalStatus::kMissing;
+  double value = 0;  // mean over instances when ok
+  double sum = 0;
+  int instances = 0;
+  std::string detail;
+};
+
+enum class Action { kNone, kScaled, kFailed };
+std::string_view ActionName(Action a);
+
+struct Decision {
+  std::string workload;
+  std::string policy;
+  TimePoint at{};
+  int current = 0;
+  int ready = 0;
+  std::vector<SignalInput> inputs;
+  Recommendation recommendation;
+  int stabilized = 0;
+  std::string stabilize_reason;
+  int constrained = 0;
+  std::string constrain_reason;
+  Action action = Action::kNone;
+  std::string action_detail;
+  // The whole story in one line, for logs and the API.
+  std::string Summary() const;
+};
+
+nlohmann::json ToJson(const Decision& d);
+
+}  // namespace aiscale

@@ -1,0 +1,78 @@
+// The decide seams: Policy (what size is right), Stabilizer (how fast to get there) and
+// Constrainer (what sizes are allowed).
+//
+// Contract: all three are pure and deterministic. They read `now` from their input, never
+// from a clock, and do no I/O. Anything they learn goes into the PersistentState passed in,
+// which the Controller persists. They are called from one thread per workload; an instance
+// may be shared across workloads only if it keeps no state of its own (none do).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/state.h"
+#include "core/time.h"
+#include "core/workload_signals.h"
+
+namespace aiscale {
+
+struct PolicyInput {
+  const WorkloadSignals& signals;
+  int current = 0;  // spec'd replicas
+  int ready = 0;    // ready replicas
+  TimePoint now{};
+  std::optional<int> max_available;  // from ScaleState
+};
+
+// A named number behind a decision ("predicted_gain_s", 412.0).
+using Fact = std::pair<std::string, double>;
+
+struct Recommendation {
+  int desired = 0;
+  // false: the policy could not decide (missing data, no history); the Controller then
+  // keeps the current scale. A valid recommendation below current on missing data is a bug.
+  bool valid = false;
+  std::string rule;    // short id of the rule that fired, e.g. "replace_failed_nodes"
+  std::string reason;  // one sentence with the numbers
+  std::vector<Fact> facts;
+};
+
+class Policy {
+ public:
+  virtual ~Policy() = default;
+  virtual std::string_view Name() const = 0;
+  virtual Recommendation Recommend(const PolicyInput& in, PersistentState& state) const = 0;
+  // Signals this policy reads; the Controller fetches these for the workload.
+  virtual std::vector<std::string> Signals() const = 0;
+};
+
+struct StabilizeResult {
+  int desired = 0;
+  std::string reason;
+};
+
+class Stabilizer {
+ public:
+  virtual ~Stabilizer() = default;
+  // `recommended` is the policy's raw desire; returns what may be applied now.
+  virtual StabilizeResult Stabilize(int recommended, int current, TimePoint now,
+                                    PersistentState& state) const = 0;
+  // Called after the Controller applied a change from `from` to `to` at `now`.
+  virtual void RecordScale(int from, int to, TimePoint now, PersistentState& state) const = 0;
+};
+
+struct ConstrainResult {
+  int desired = 0;
+  std::string reason;  // empty when no constraint bound
+};
+
+class Constrainer {
+ public:
+  virtual ~Constrainer() = default;
+  virtual ConstrainResult Constrain(int desired, int current,
+                                    std::optional<int> max_available) const = 0;
+};
+
+}  // namespace aiscale

@@ -1,0 +1,25 @@
+// WorkloadRef and ScaleState: which workload, and how big it is now.
+#pragma once
+
+#include <optional>
+#include <string>
+
+namespace aiscale {
+
+struct WorkloadRef {
+  std::string kind;       // e.g. "TrainingJob", "InferenceService", "Deployment"
+  std::string namespace_;  // may be empty outside Kubernetes
+  std::string name;
+  std::string Key() const { return namespace_.empty() ? name : namespace_ + "/" + name; }
+};
+
+// What an Actuator reports: the spec'd replica count and how many are ready now.
+struct ScaleState {
+  int current = 0;  // desired replicas in the engine's spec
+  int ready = 0;    // replicas ready to do work
+  // The largest scale the engine could reach right now (current + free capacity), in
+  // replicas; nullopt when the engine cannot tell.
+  std::optional<int> max_available;
+};
+
+}  // namespace aiscale

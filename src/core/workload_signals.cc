@@ -1,0 +1,112 @@
+#include "core/workload_signals.h"
+
+#include <cmath>
+
+#include "core/signal.h"
+
+namespace aiscale {
+
+std::string_view SignalStatusName(SignalStatus s) {
+  switch (s) {
+    case SignalStatus::kOk:
+      return "ok";
+    case SignalStatus::kMissing:
+      return "missing";
+    case SignalStatus::kStale:
+      return "stale";
+    case SignalStatus::kInvalid:
+      return "invalid";
+    case SignalStatus::kFetchFailed:
+      return "fetch_failed";
+  }
+  return "unknown";
+}
+
+WorkloadSignals::Entry& WorkloadSignals::EntryFor(std::string_view signal) {
+  auto it = entries_.find(signal);
+  if (it == entries_.end()) {
+    it = entries_
+             .emplace(std::string(signal),
+                      Entry{{}, TimeSeries(history_capacity_), TimeSeries(history_capacity_)})
+             .first;
+  }
+  return it->second;
+}
+
+void WorkloadSignals::Ingest(std::string_view signal, const std::vector<Observation>& obs,
+                             TimePoint now, Duration staleness) {
+  Entry& e = EntryFor(signal);
+  SignalSnapshot snap;
+  int stale = 0, invalid = 0;
+  for (const Observation& o : obs) {
+    if (!signals::IsValidValue(signal, o.value)) {
+      ++invalid;
+      continue;
+    }
+    if (o.at < now - staleness || o.at > now + staleness) {
+      ++stale;
+      continue;
+    }
+    snap.instances.push_back({o.instance, o.value, o.at, o.ready});
+    snap.sum += o.value;
+    if (o.at > snap.at) snap.at = o.at;
+  }
+  snap.rejected = stale + invalid;
+  if (!snap.instances.empty()) {
+    snap.status = SignalStatus::kOk;
+    snap.mean = snap.sum / static_cast<double>(snap.instances.size());
+    if (snap.rejected > 0) {
+      snap.detail = "dropped " + std::to_string(invalid) + " invalid and " +
+                    std::to_string(stale) + " stale of " + std::to_string(obs.size());
+    }
+    // One history point per ingest, at the newest measurement time.
+    e.sums.Append(snap.at, snap.sum);
+    e.means.Append(snap.at, snap.mean);
+  } else if (obs.empty()) {
+    snap.status = SignalStatus::kMissing;
+    snap.detail = "no observations";
+  } else if (invalid > 0) {
+    snap.status = SignalStatus::kInvalid;
+    snap.detail = std::to_string(invalid) + " of " + std::to_string(obs.size()) +
+                  " values NaN, infinite or out of range";
+    if (stale > 0) snap.detail += ", " + std::to_string(stale) + " stale";
+  } else {
+    snap.status = SignalStatus::kStale;
+    snap.detail = "all " + std::to_string(obs.size()) + " values older than " +
+                  std::to_string(ToSeconds(staleness)) + " s";
+  }
+  e.snap = std::move(snap);
+}
+
+void WorkloadSignals::MarkFetchFailed(std::string_view signal, std::string detail) {
+  Entry& e = EntryFor(signal);
+  e.snap = SignalSnapshot{};
+  e.snap.status = SignalStatus::kFetchFailed;
+  e.snap.detail = std::move(detail);
+}
+
+const SignalSnapshot& WorkloadSignals::Get(std::string_view signal) const {
+  static const SignalSnapshot kNever{SignalStatus::kMissing, "never observed", {}, 0, 0, {}, 0};
+  auto it = entries_.find(signal);
+  return it == entries_.end() ? kNever : it->second.snap;
+}
+
+const TimeSeries& WorkloadSignals::SumHistory(std::string_view signal) const {
+  static const TimeSeries kEmpty(1);
+  auto it = entries_.find(signal);
+  return it == entries_.end() ? kEmpty : it->second.sums;
+}
+
+const TimeSeries& WorkloadSignals::MeanHistory(std::string_view signal) const {
+  static const TimeSeries kEmpty(1);
+  auto it = entries_.find(signal);
+  return it == entries_.end() ? kEmpty : it->second.means;
+}
+
+std::vector<std::string> WorkloadSignals::Names() const {
+  std::vector<std::string> out;
+  for (const auto& [k, v] : entries_) out.push_back(k);
+  return out;
+}
+
+}  // namespace aiscale

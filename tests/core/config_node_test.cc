@@ -1,0 +1,53 @@
+#include "core/config/config_node.h"
+
+#include <gtest/gtest.h>
+
+namespace aiscale::config {
+namespace {
+
+TEST(ConfigNode, ReportsFileLineColumnAndPath) {
+  struct Case {
+    const char* name;
+    const char* yaml;
+    std::string want;  // substring of the first error
+  };
+  const std::vector<Case> cases = {
+      {"unknown field", "apiVersion: aiscale.dev/v1alpha1\nkind: Scenario\nspec:\n  bogus: 1\n",
+       "x.yaml:4:3: spec.bogus: unknown field 'bogus'"},
+      {"wrong type", "apiVersion: aiscale.dev/v1alpha1\nkind: Scenario\nspec:\n  cooldown: abc\n",
+       "x.yaml:4:13: spec.cooldown: must be a duration"},
+      {"negative", "apiVersion: aiscale.dev/v1alpha1\nkind: Scenario\nspec:\n  cooldown: -5\n",
+       "x.yaml:4:13: spec.cooldown: must be >= 0, got -5"},
+      {"syntax", "apiVersion: [\n", "x.yaml:2:1: YAML syntax"},
+      {"bad api", "apiVersion: v1\nkind: Scenario\nspec: {}\n",
+       "x.yaml:1:13: apiVersion: must be aiscale.dev/v1alpha1"},
+      {"bad kind", "apiVersion: aiscale.dev/v1alpha1\nkind: Nope\nspec: {}\n",
+       "x.yaml:2:7: kind: must be one of Scenario"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    ConfigErrors errs;
+    ConfigNode root = ParseConfig(c.yaml, "x.yaml", errs);
+    CheckHeader(root, {"Scenario"});
+    ConfigNode spec = root.Child("spec");
+    spec.CheckKnown({"cooldown"});
+    spec.DurationSeconds("cooldown", 3600, AtLeast(0));
+    ASSERT_FALSE(errs.empty());
+    EXPECT_NE(errs.all()[0].ToString().find(c.want), std::string::npos)
+        << errs.all()[0].ToString();
+  }
+}
+
+TEST(ConfigNode, DurationsAndDefaults) {
+  ConfigErrors errs;
+  ConfigNode n = ParseConfig("a: 90\nb: 5m\nc: 2h\nd: 500ms\n", "d.yaml", errs);
+  EXPECT_EQ(n.DurationSeconds("a", 0), 90);
+  EXPECT_EQ(n.DurationSeconds("b", 0), 300);
+  EXPECT_EQ(n.DurationSeconds("c", 0), 7200);
+  EXPECT_DOUBLE_EQ(n.DurationSeconds("d", 0), 0.5);
+  EXPECT_EQ(n.DurationSeconds("absent", 42), 42);
+  EXPECT_TRUE(errs.empty()) << errs.ToStatus().message();
+}
+
+}  // namespace
+}  // namespace aiscale::config

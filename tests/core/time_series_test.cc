@@ -1,0 +1,44 @@
+#include "core/time_series.h"
+
+#include <gtest/gtest.h>
+
+namespace aiscale {
+namespace {
+
+TEST(TimeSeries, DropsOldestBeyondCapacity) {
+  TimeSeries ts(3);
+  for (int i = 0; i < 5; ++i) ASSERT_TRUE(ts.Append(AtSeconds(i), i));
+  ASSERT_EQ(ts.size(), 3u);
+  EXPECT_EQ(ts.at(0).value, 2);
+  EXPECT_EQ(ts.Latest()->value, 4);
+}
+
+TEST(TimeSeries, RejectsOutOfOrderSample) {
+  TimeSeries ts(4);
+  ASSERT_TRUE(ts.Append(AtSeconds(10), 1));
+  EXPECT_FALSE(ts.Append(AtSeconds(9), 2));
+  EXPECT_EQ(ts.size(), 1u);
+}
+
+TEST(TimeSeries, WindowIsHalfOpenOnTheOldSide) {
+  struct Case {
+    const char* name;
+    double window_s;
+    std::optional<double> mean;
+  };
+  TimeSeries ts;
+  for (int i = 0; i <= 10; ++i) ts.Append(AtSeconds(i), i);
+  const std::vector<Case> cases = {
+      {"last sample only", 1, 10},
+      {"window excludes its start", 2, 9.5},
+      {"all", 100, 5},
+      {"empty window", 0, std::nullopt},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    EXPECT_EQ(ts.WindowMean(AtSeconds(10), Seconds(c.window_s)), c.mean);
+  }
+}
+
+}  // namespace
+}  // namespace aiscale
