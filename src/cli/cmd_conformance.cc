@@ -4,10 +4,12 @@
 
 namespace aiscale::cli {
 
-// Not implemented yet: replaced by its owner's work (issue 2).
 int Conformance(const Args& args) {
-  (void)args;
-  std::cerr << "aiscale: Conformance is not implemented yet\n";
+  if (args.size() == 2 && args[0] == "hpa") return ConformanceHpa(args[1]);
+  if (args.size() == 2 && args[0] == "kpa") return ConformanceKpa(args[1]);
+  std::cerr << "usage: aiscale conformance hpa|kpa FILE\n"
+               "  evaluates a vector file (schema: shared/conformance/README.md), prints one\n"
+               "  line per case and `N passed, N failed`; exits 1 if any case failed.\n";
   return 2;
 }
 

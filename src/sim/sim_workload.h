@@ -1,0 +1,45 @@
+// SimWorkload: one simulated workload (a training job, an inference service): its engine
+// side (what an Actuator sees) and its metrics side (what a MetricSource sees).
+//
+// Why: SimSource and SimActuator are the only bridge between the simulator and the real
+// Controller (STYLE.md, src/sim); they route by workload key to a SimWorkload, so every kind
+// of workload plugs into the same runner and report. All times come from the EventQueue the
+// workload was started on. Single-threaded, like the simulator.
+#pragma once
+
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/observation.h"
+#include "core/result.h"
+#include "core/scale.h"
+#include "sim/event_queue.h"
+
+namespace aiscale::sim {
+
+class SimWorkload {
+ public:
+  virtual ~SimWorkload() = default;
+  virtual const WorkloadRef& ref() const = 0;
+  // Schedules the workload's own events (arrivals, phase changes) on q.
+  virtual void Start(EventQueue& q) = 0;
+  // True when there is nothing left to simulate (job finished, trace replayed and drained).
+  virtual bool Done() const = 0;
+
+  // Engine side, as an Actuator would see it.
+  virtual Result<ScaleState> Observe() = 0;
+  virtual Status Apply(int desired) = 0;
+
+  // Metrics side: current observations of one signal, stamped with their measurement time,
+  // as a real exporter would report them (empty when the workload does not emit it).
+  virtual std::vector<Observation> Signal(std::string_view name, TimePoint now) = 0;
+
+  // Whole-run figures for report.json's run entry (e.g. gpu_hours, completion_time_s).
+  virtual nlohmann::json Summary() const = 0;
+  // One timeline point (numeric fields only, plus "t_s"), sampled by the runner.
+  virtual nlohmann::json TimelinePoint(TimePoint now) const = 0;
+};
+
+}  // namespace aiscale::sim
