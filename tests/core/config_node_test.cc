@@ -33,8 +33,7 @@ TEST(ConfigNode, ReportsFileLineColumnAndPath) {
     spec.CheckKnown({"cooldown"});
     spec.DurationSeconds("cooldown", 3600, AtLeast(0));
     ASSERT_FALSE(errs.empty());
-    EXPECT_NE(errs.all()[0].ToString().find(c.want), std::string::npos)
-        << errs.all()[0].ToString();
+    EXPECT_NE(errs.all()[0].ToString().find(c.want), std::string::npos) << errs.all()[0].ToString();
   }
 }
 

@@ -22,8 +22,16 @@ TEST(WorkloadSignals, FiltersBadValues) {
   };
   const std::vector<Case> cases = {
       {"all good", {Obs("gpu_util", 50, 100), Obs("gpu_util", 70, 100)}, SignalStatus::kOk, 60, 0},
-      {"nan dropped", {Obs("gpu_util", nan, 100), Obs("gpu_util", 70, 100)}, SignalStatus::kOk, 70, 1},
-      {"all invalid", {Obs("gpu_util", inf, 100), Obs("gpu_util", -1, 100)}, SignalStatus::kInvalid, 0, 2},
+      {"nan dropped",
+       {Obs("gpu_util", nan, 100), Obs("gpu_util", 70, 100)},
+       SignalStatus::kOk,
+       70,
+       1},
+      {"all invalid",
+       {Obs("gpu_util", inf, 100), Obs("gpu_util", -1, 100)},
+       SignalStatus::kInvalid,
+       0,
+       2},
       {"out of range", {Obs("gpu_util", 101, 100)}, SignalStatus::kInvalid, 0, 1},
       {"negative rate", {Obs("request_rate", -3, 100)}, SignalStatus::kInvalid, 0, 1},
       {"stale", {Obs("gpu_util", 50, 10)}, SignalStatus::kStale, 0, 1},
