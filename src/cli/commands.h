@@ -9,11 +9,11 @@ namespace aiscale::cli {
 
 using Args = std::vector<std::string>;
 
-int Demo(const Args& args);         // cmd_simulate.cc
-int Simulate(const Args& args);     // cmd_simulate.cc
-int Conformance(const Args& args);  // cmd_conformance.cc
+int Demo(const Args& args);                   // cmd_simulate.cc
+int Simulate(const Args& args);               // cmd_simulate.cc
+int Conformance(const Args& args);            // cmd_conformance.cc
 int ConformanceHpa(const std::string& file);  // conformance_hpa.cc
 int ConformanceKpa(const std::string& file);  // conformance_kpa.cc
-int Validate(const Args& args);     // cmd_validate.cc
+int Validate(const Args& args);               // cmd_validate.cc
 
 }  // namespace aiscale::cli

@@ -63,8 +63,7 @@ class Controller {
     WorkloadSignals signals;
     PersistentState policy_state;
     PersistentState stabilizer_state;
-    Workload(WorkloadBinding b)
-        : binding(std::move(b)), signals(binding.history_capacity) {}
+    Workload(WorkloadBinding b) : binding(std::move(b)), signals(binding.history_capacity) {}
   };
   void Persist(Workload& w, Decision& d);
 

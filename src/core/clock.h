@@ -4,7 +4,8 @@
 // runs on wall time (SystemClock) and on the simulator's virtual time (sim::SimClock).
 // Contract: Now() never goes backwards; all methods are thread-safe.
 //
-//   void Loop(Clock& clock) { auto next = clock.Now(); for (;;) { Tick(); clock.SleepUntil(next += period); } }
+//   void Loop(Clock& clock) { auto next = clock.Now(); for (;;) { Tick(); clock.SleepUntil(next +=
+//   period); } }
 #pragma once
 
 #include "core/time.h"

@@ -13,8 +13,8 @@ struct Observation {
   std::string signal;    // canonical name (core/signal.h) or a custom name
   std::string instance;  // which GPU/pod/job; empty for a workload-level value
   double value = 0;
-  TimePoint at{};        // when the value was measured, not when it was fetched
-  bool ready = true;     // for per-pod values: was the pod ready (HPA's unready-pod rules)
+  TimePoint at{};     // when the value was measured, not when it was fetched
+  bool ready = true;  // for per-pod values: was the pod ready (HPA's unready-pod rules)
 };
 
 }  // namespace aiscale

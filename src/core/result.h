@@ -38,7 +38,7 @@ class Status {
 template <typename T>
 class Result {
  public:
-  Result(T value) : v_(std::move(value)) {}  // NOLINT: implicit by design
+  Result(T value) : v_(std::move(value)) {}      // NOLINT: implicit by design
   Result(Status error) : v_(std::move(error)) {  // NOLINT: implicit by design
     if (std::get<Status>(v_).ok()) {
       std::cerr << "Result constructed from an ok Status\n";
@@ -75,10 +75,10 @@ class Result {
 #define AISCALE_CONCAT(a, b) AISCALE_CONCAT_INNER(a, b)
 
 // RETURN_IF_ERROR(expr): expr yields a Status; return it if not ok.
-#define RETURN_IF_ERROR(expr)                  \
-  do {                                         \
-    ::aiscale::Status _st = (expr);            \
-    if (!_st.ok()) return _st;                 \
+#define RETURN_IF_ERROR(expr)       \
+  do {                              \
+    ::aiscale::Status _st = (expr); \
+    if (!_st.ok()) return _st;      \
   } while (0)
 
 // ASSIGN_OR_RETURN(lhs, expr): expr yields a Result<T>; on error return its status.

@@ -7,7 +7,7 @@
 namespace aiscale {
 
 struct WorkloadRef {
-  std::string kind;       // e.g. "TrainingJob", "InferenceService", "Deployment"
+  std::string kind;        // e.g. "TrainingJob", "InferenceService", "Deployment"
   std::string namespace_;  // may be empty outside Kubernetes
   std::string name;
   std::string Key() const { return namespace_.empty() ? name : namespace_ + "/" + name; }

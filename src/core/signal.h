@@ -10,27 +10,27 @@
 namespace aiscale::signals {
 
 // Hardware, per GPU (instance label = GPU or pod).
-inline constexpr std::string_view kGpuUtil = "gpu_util";            // 0-100
-inline constexpr std::string_view kSmActive = "sm_active";          // 0-1
+inline constexpr std::string_view kGpuUtil = "gpu_util";                  // 0-100
+inline constexpr std::string_view kSmActive = "sm_active";                // 0-1
 inline constexpr std::string_view kGpuMemUsedFrac = "gpu_mem_used_frac";  // 0-1
-inline constexpr std::string_view kGpuPowerW = "gpu_power_w";       // >= 0
+inline constexpr std::string_view kGpuPowerW = "gpu_power_w";             // >= 0
 // Node.
 inline constexpr std::string_view kNetRxBytesPerS = "net_rx_bytes_per_s";
-inline constexpr std::string_view kCpuUtil = "cpu_util";            // 0-100
+inline constexpr std::string_view kCpuUtil = "cpu_util";  // 0-100
 // Training (one value for the job unless an instance label says otherwise).
 inline constexpr std::string_view kSamplesPerS = "samples_per_s";
 inline constexpr std::string_view kStepsPerS = "steps_per_s";
-inline constexpr std::string_view kPhase = "phase";                 // Phase enum as a number
+inline constexpr std::string_view kPhase = "phase";                   // Phase enum as a number
 inline constexpr std::string_view kEpochProgress = "epoch_progress";  // 0-1 within the epoch
 inline constexpr std::string_view kLoss = "loss";
 // Training extensions the simulator and torchrun jobs report (custom by DESIGN.md's rules,
 // named here so the training policy and the sources agree on them).
-inline constexpr std::string_view kEpoch = "epoch";                 // completed epochs, >= 0
-inline constexpr std::string_view kJobProgress = "job_progress";    // 0-1 of all samples
+inline constexpr std::string_view kEpoch = "epoch";               // completed epochs, >= 0
+inline constexpr std::string_view kJobProgress = "job_progress";  // 0-1 of all samples
 inline constexpr std::string_view kSamplesRemaining = "samples_remaining";  // >= 0
 // Serving.
-inline constexpr std::string_view kRequestRate = "request_rate";    // requests/s, whole service
-inline constexpr std::string_view kConcurrency = "concurrency";     // in flight, per replica
+inline constexpr std::string_view kRequestRate = "request_rate";  // requests/s, whole service
+inline constexpr std::string_view kConcurrency = "concurrency";   // in flight, per replica
 inline constexpr std::string_view kQueueLen = "queue_len";
 inline constexpr std::string_view kLatencyP99S = "latency_p99_s";
 inline constexpr std::string_view kTtftP99S = "ttft_p99_s";

@@ -5,8 +5,8 @@
 namespace aiscale {
 
 TimePoint SystemClock::Now() const {
-  return TimePoint(std::chrono::duration_cast<Duration>(
-      std::chrono::steady_clock::now().time_since_epoch()));
+  return TimePoint(
+      std::chrono::duration_cast<Duration>(std::chrono::steady_clock::now().time_since_epoch()));
 }
 
 WallTime SystemClock::WallNow() const {

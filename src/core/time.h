@@ -23,9 +23,7 @@ struct MonoEpoch {
 using TimePoint = MonoEpoch::time_point;
 using WallTime = std::chrono::time_point<std::chrono::system_clock, Duration>;
 
-inline constexpr Duration Seconds(double s) {
-  return Duration(static_cast<int64_t>(s * 1e9));
-}
+inline constexpr Duration Seconds(double s) { return Duration(static_cast<int64_t>(s * 1e9)); }
 inline constexpr double ToSeconds(Duration d) { return static_cast<double>(d.count()) / 1e9; }
 inline constexpr TimePoint AtSeconds(double s) { return TimePoint(Seconds(s)); }
 inline constexpr double SinceEpochSeconds(TimePoint t) { return ToSeconds(t.time_since_epoch()); }

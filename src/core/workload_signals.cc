@@ -56,8 +56,8 @@ void WorkloadSignals::Ingest(std::string_view signal, const std::vector<Observat
     snap.status = SignalStatus::kOk;
     snap.mean = snap.sum / static_cast<double>(snap.instances.size());
     if (snap.rejected > 0) {
-      snap.detail = "dropped " + std::to_string(invalid) + " invalid and " +
-                    std::to_string(stale) + " stale of " + std::to_string(obs.size());
+      snap.detail = "dropped " + std::to_string(invalid) + " invalid and " + std::to_string(stale) +
+                    " stale of " + std::to_string(obs.size());
     }
     // One history point per ingest, at the newest measurement time.
     e.sums.Append(snap.at, snap.sum);

@@ -33,8 +33,8 @@ struct SignalSnapshot {
   std::vector<InstanceValue> instances;  // valid values only
   double sum = 0;
   double mean = 0;
-  TimePoint at{};                        // newest valid measurement
-  int rejected = 0;                      // observations dropped in the last ingest
+  TimePoint at{};    // newest valid measurement
+  int rejected = 0;  // observations dropped in the last ingest
   bool ok() const { return status == SignalStatus::kOk; }
 };
 

@@ -16,7 +16,7 @@ namespace aiscale::decide {
 struct ConstraintsConfig {
   int min_replicas = 1;
   int max_replicas = 100;
-  int granularity = 1;         // multiple of the model-parallel group size
+  int granularity = 1;  // multiple of the model-parallel group size
   bool allow_scale_to_zero = false;
 
   // Reads min_replicas, max_replicas, granularity, scale_to_zero from a workload spec node;

@@ -51,8 +51,8 @@ bool ConfigNode::Has(const std::string& key) const {
 }
 
 ConfigNode ConfigNode::Child(const std::string& key) const {
-  if (!node_.IsMap()) return ConfigNode(YAML::Node(YAML::NodeType::Undefined), ChildPath(key),
-                                        file_, errors_);
+  if (!node_.IsMap())
+    return ConfigNode(YAML::Node(YAML::NodeType::Undefined), ChildPath(key), file_, errors_);
   return ConfigNode(node_[key], ChildPath(key), file_, errors_);
 }
 
@@ -228,8 +228,8 @@ void ConfigNode::CheckKnown(const std::vector<std::string>& known) const {
     if (!k.count(key)) {
       std::string list;
       for (const auto& a : known) list += (list.empty() ? "" : ", ") + a;
-      errors_->Add(MakeError(kv.first, ChildPath(key),
-                             "unknown field '" + key + "' (known: " + list + ")"));
+      errors_->Add(
+          MakeError(kv.first, ChildPath(key), "unknown field '" + key + "' (known: " + list + ")"));
     }
   }
 }

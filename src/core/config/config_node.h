@@ -25,8 +25,8 @@ namespace aiscale::config {
 
 struct ConfigError {
   std::string file;
-  int line = 0;    // 1-based; 0 when unknown
-  int column = 0;  // 1-based
+  int line = 0;      // 1-based; 0 when unknown
+  int column = 0;    // 1-based
   std::string path;  // e.g. spec.workloads[0].policy.cooldown
   std::string message;
   // "file:line:column: path: message"
