@@ -1,0 +1,87 @@
+#include "store/migrations.h"
+
+#include <string>
+
+namespace aiscale::store {
+namespace {
+
+Status Exec(sqlite3* db, const char* sql) {
+  char* err = nullptr;
+  if (sqlite3_exec(db, sql, nullptr, nullptr, &err) != SQLITE_OK) {
+    std::string msg = err ? err : sqlite3_errmsg(db);
+    sqlite3_free(err);
+    return Status::Error(msg);
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+const std::vector<Migration>& Migrations() {
+  static const std::vector<Migration> kMigrations = {
+      {1,
+       "CREATE TABLE decisions ("
+       "  id INTEGER PRIMARY KEY AUTOINCREMENT,"
+       "  workload TEXT NOT NULL,"
+       "  t INTEGER NOT NULL,"  // TimePoint, ns since the clock's epoch
+       "  json TEXT NOT NULL);"
+       "CREATE INDEX decisions_by_workload ON decisions (workload, id);"
+       "CREATE TABLE state ("
+       "  key TEXT PRIMARY KEY,"
+       "  json TEXT NOT NULL);"},
+  };
+  return kMigrations;
+}
+
+int LatestSchemaVersion() { return Migrations().back().version; }
+
+Result<int> SchemaVersion(sqlite3* db) {
+  RETURN_IF_ERROR(Exec(db, "CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
+                      .Wrap("unable to create schema_version"));
+  sqlite3_stmt* st = nullptr;
+  if (sqlite3_prepare_v2(db, "SELECT MAX(version) FROM schema_version", -1, &st, nullptr) !=
+      SQLITE_OK) {
+    return Status::Error(std::string("unable to read schema_version: ") + sqlite3_errmsg(db));
+  }
+  int version = 0;
+  const int rc = sqlite3_step(st);
+  if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
+    version = sqlite3_column_int(st, 0);
+  }
+  sqlite3_finalize(st);
+  if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+    return Status::Error(std::string("unable to read schema_version: ") + sqlite3_errmsg(db));
+  }
+  return version;
+}
+
+Status ApplyMigrations(sqlite3* db) {
+  // IMMEDIATE: two processes opening one new file must not both migrate it.
+  RETURN_IF_ERROR(Exec(db, "BEGIN IMMEDIATE").Wrap("unable to start migration"));
+  auto fail = [db](Status st) {
+    Exec(db, "ROLLBACK");
+    return st;
+  };
+  auto version = SchemaVersion(db);
+  if (!version.ok()) return fail(version.status());
+  if (*version > LatestSchemaVersion()) {
+    return fail(Status::Error("schema version " + std::to_string(*version) +
+                              " is newer than this aiscale supports (" +
+                              std::to_string(LatestSchemaVersion()) + ")"));
+  }
+  for (const Migration& m : Migrations()) {
+    if (m.version <= *version) continue;
+    Status st = Exec(db, m.sql);
+    if (st.ok()) {
+      st = Exec(db,
+                ("INSERT INTO schema_version (version) VALUES (" + std::to_string(m.version) + ")")
+                    .c_str());
+    }
+    if (!st.ok()) {
+      return fail(st.Wrap("unable to apply migration " + std::to_string(m.version)));
+    }
+  }
+  return Exec(db, "COMMIT").Wrap("unable to commit migrations");
+}
+
+}  // namespace aiscale::store

@@ -1,0 +1,152 @@
+// SqliteStore beyond the shared suite: restarts, bad paths and files, WAL, migrations.
+#include "store/sqlite_store.h"
+
+#include <sqlite3.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+#include "store/migrations.h"
+#include "store/store_test_util.h"
+
+namespace aiscale::store {
+namespace {
+
+using aiscale::testing::FreshTempDir;
+using aiscale::testing::FullDecision;
+
+TEST(SqliteStore, ReopenedFileKeepsDecisionsAndState) {
+  const std::string path = FreshTempDir("sqlite") + "/store.db";
+  PersistentState st;
+  st.Set("last_scale_s", 1234.5);
+  st.Vec("recs") = {3, 4, 5};
+  {
+    auto s = SqliteStore::Open(path);
+    ASSERT_TRUE(s.ok()) << s.status().message();
+    for (int i = 0; i < 3; ++i) ASSERT_TRUE((*s)->Append(FullDecision("ns/w", 10 * i, i)).ok());
+    ASSERT_TRUE((*s)->SaveState("ns/w/policy", st).ok());
+  }
+  auto s = SqliteStore::Open(path);
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  auto got = (*s)->Recent("ns/w", 10);
+  ASSERT_TRUE(got.ok()) << got.status().message();
+  ASSERT_EQ(got->size(), 3u);
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(ToJson((*got)[i]), ToJson(FullDecision("ns/w", 10 * i, i)));
+    EXPECT_EQ((*got)[i].at, FullDecision("ns/w", 10 * i, i).at);
+  }
+  auto loaded = (*s)->LoadState("ns/w/policy");
+  ASSERT_TRUE(loaded.ok());
+  EXPECT_EQ(*loaded, st);
+  // Reopening must not re-run migrations or lose the version.
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  auto v = SchemaVersion(db);
+  sqlite3_close(db);
+  ASSERT_TRUE(v.ok());
+  EXPECT_EQ(*v, LatestSchemaVersion());
+}
+
+TEST(SqliteStore, RetentionHoldsAcrossReopen) {
+  const std::string path = FreshTempDir("sqlite") + "/store.db";
+  for (int round = 0; round < 2; ++round) {
+    auto s = SqliteStore::Open(path, StoreOptions{2, false});
+    ASSERT_TRUE(s.ok()) << s.status().message();
+    for (int i = 0; i < 3; ++i) {
+      ASSERT_TRUE((*s)->Append(FullDecision("w", round * 10 + i, i)).ok());
+    }
+  }
+  auto s = SqliteStore::Open(path);
+  ASSERT_TRUE(s.ok());
+  auto got = (*s)->Recent("w", 100);
+  ASSERT_TRUE(got.ok());
+  ASSERT_EQ(got->size(), 2u);
+  EXPECT_EQ((*got)[1].at, FullDecision("w", 12, 2).at);
+}
+
+TEST(SqliteStore, BadPathsGiveAClearError) {
+  const std::string dir = FreshTempDir("sqlite");
+  {
+    std::ofstream garbage(dir + "/garbage.db", std::ios::binary);
+    garbage << std::string(8192, 'x');
+  }
+  std::filesystem::create_directories(dir + "/a_directory");
+  struct Case {
+    const char* name;
+    std::string path;
+    const char* cause;  // part of SQLite's message we expect to be passed on
+  };
+  const std::vector<Case> cases = {
+      {"not a database", dir + "/garbage.db", "not a database"},
+      {"missing directory", dir + "/no/such/dir/store.db", "unable to open database file"},
+      {"path is a directory", dir + "/a_directory", "unable to open database file"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    auto s = SqliteStore::Open(c.path);
+    ASSERT_FALSE(s.ok());
+    const std::string& msg = s.status().message();
+    EXPECT_EQ(msg.rfind("unable to open sqlite db at " + c.path + ": ", 0), 0u) << msg;
+    EXPECT_NE(msg.find(c.cause), std::string::npos) << msg;
+  }
+}
+
+TEST(SqliteStore, NewerSchemaIsRefused) {
+  const std::string path = FreshTempDir("sqlite") + "/store.db";
+  ASSERT_TRUE(SqliteStore::Open(path).ok());
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, "INSERT INTO schema_version (version) VALUES (999)", nullptr, nullptr,
+                         nullptr),
+            SQLITE_OK);
+  sqlite3_close(db);
+  auto s = SqliteStore::Open(path);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.status().message().find("schema version 999 is newer"), std::string::npos)
+      << s.status().message();
+}
+
+TEST(SqliteStore, WalModeIsOn) {
+  const std::string path = FreshTempDir("sqlite") + "/store.db";
+  auto s = SqliteStore::Open(path);
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  auto mode = (*s)->JournalModeForTest();
+  ASSERT_TRUE(mode.ok());
+  EXPECT_EQ(*mode, "wal");
+  ASSERT_TRUE((*s)->Append(FullDecision("w", 1, 0)).ok());
+  EXPECT_TRUE(std::filesystem::exists(path + "-wal"));
+  // WAL is persistent: a plain connection opened later sees it too.
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  sqlite3_stmt* st = nullptr;
+  ASSERT_EQ(sqlite3_prepare_v2(db, "PRAGMA journal_mode", -1, &st, nullptr), SQLITE_OK);
+  ASSERT_EQ(sqlite3_step(st), SQLITE_ROW);
+  EXPECT_STREQ(reinterpret_cast<const char*>(sqlite3_column_text(st, 0)), "wal");
+  sqlite3_finalize(st);
+  sqlite3_close(db);
+}
+
+TEST(SqliteStore, CorruptRowIsAnErrorNotACrash) {
+  const std::string path = FreshTempDir("sqlite") + "/store.db";
+  auto s = SqliteStore::Open(path);
+  ASSERT_TRUE(s.ok());
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db,
+                         "INSERT INTO decisions (workload, t, json) VALUES ('w', 1, '{not json');"
+                         "INSERT INTO state (key, json) VALUES ('k', '[1]');",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(db);
+  auto got = (*s)->Recent("w", 10);
+  ASSERT_FALSE(got.ok());
+  EXPECT_NE(got.status().message().find("not valid JSON"), std::string::npos);
+  auto st = (*s)->LoadState("k");
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.status().message().find("unable to load state k"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace aiscale::store
