@@ -1,0 +1,261 @@
+#include "decide/policies/kpa.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <optional>
+
+namespace aiscale::decide {
+namespace {
+
+constexpr int64_t kNsPerSecond = 1'000'000'000;
+// PersistentState keys. Times are kept as {whole seconds, nanoseconds} so that the window
+// comparisons stay exact to the nanosecond after a save and load.
+constexpr const char* kInitialized = "kpa.initialized";
+constexpr const char* kPanicTime = "kpa.panic_time";
+constexpr const char* kMaxPanicPods = "kpa.max_panic_pods";
+constexpr const char* kLastNonZero = "kpa.last_nonzero";
+
+int64_t FloorSecond(TimePoint t) {
+  const int64_t ns = t.time_since_epoch().count();
+  return ns >= 0 ? ns / kNsPerSecond : -((-ns + kNsPerSecond - 1) / kNsPerSecond);
+}
+
+void SetTime(PersistentState& s, const char* key, std::optional<TimePoint> t) {
+  std::vector<double>& v = s.Vec(key);
+  v.clear();
+  if (!t) return;
+  const int64_t sec = FloorSecond(*t);
+  v = {static_cast<double>(sec),
+       static_cast<double>(t->time_since_epoch().count() - sec * kNsPerSecond)};
+}
+
+std::optional<TimePoint> GetTime(const PersistentState& s, const char* key) {
+  const std::vector<double>* v = s.FindVec(key);
+  if (v == nullptr || v->size() != 2) return std::nullopt;
+  return TimePoint(
+      Duration(static_cast<int64_t>((*v)[0]) * kNsPerSecond + static_cast<int64_t>((*v)[1])));
+}
+
+std::string Num(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+
+Recommendation Hold(std::string rule, std::string reason) {
+  Recommendation r;
+  r.valid = false;
+  r.rule = std::move(rule);
+  r.reason = std::move(reason);
+  return r;
+}
+
+}  // namespace
+
+KpaConfig KpaConfig::Parse(const config::ConfigNode& node) {
+  KpaConfig c;
+  c.signal = node.String("signal", c.signal);
+  c.target = node.Number("target", c.target, config::AtLeast(0.01));
+  c.target_utilization =
+      node.Number("target_utilization", c.target_utilization, config::Between(0.01, 1.0));
+  c.stable_window_s =
+      node.DurationSeconds("stable_window", c.stable_window_s, config::Between(6, 3600));
+  if (c.stable_window_s != std::floor(c.stable_window_s)) {
+    node.ErrorAt("stable_window",
+                 "must be a whole number of seconds (the KPA averages 1 s "
+                 "buckets), got " +
+                     Num(c.stable_window_s));
+  }
+  c.panic_window_percentage =
+      node.Number("panic_window_percentage", c.panic_window_percentage, config::Between(1, 100));
+  c.panic_threshold_percentage = node.Number(
+      "panic_threshold_percentage", c.panic_threshold_percentage, config::Between(110, 1000));
+  c.max_scale_up_rate = node.Number("max_scale_up_rate", c.max_scale_up_rate, config::Above(1));
+  c.max_scale_down_rate =
+      node.Number("max_scale_down_rate", c.max_scale_down_rate, config::Above(1));
+  c.activation_scale = node.Int("activation_scale", c.activation_scale, config::AtLeast(1));
+  c.scale_to_zero_grace_period_s = node.DurationSeconds(
+      "scale_to_zero_grace_period", c.scale_to_zero_grace_period_s, config::AtLeast(6));
+  c.allow_zero_initial_scale = node.Bool("allow_zero_initial_scale", c.allow_zero_initial_scale);
+  c.activation_signal = node.String("activation_signal", c.activation_signal);
+  if (!c.activation_signal.empty() && c.activation_signal == c.signal) {
+    node.ErrorAt("activation_signal", "must differ from signal '" + c.signal + "'");
+  }
+  return c;
+}
+
+KpaParams KpaConfig::Params() const {
+  KpaParams p;
+  p.target = target * target_utilization;
+  p.panic_threshold = panic_threshold_percentage / 100.0;
+  p.max_scale_up_rate = max_scale_up_rate;
+  p.max_scale_down_rate = max_scale_down_rate;
+  p.activation_scale = activation_scale;
+  p.stable_window = Seconds(stable_window_s);
+  return p;
+}
+
+std::vector<std::string> KpaPolicy::Signals() const {
+  std::vector<std::string> s = {c_.signal};
+  if (!c_.activation_signal.empty()) s.push_back(c_.activation_signal);
+  return s;
+}
+
+std::vector<KpaBucket> KpaBucketsFromSamples(const std::vector<Sample>& samples, TimePoint now,
+                                             int window_buckets) {
+  // Average the samples of each second first: each one is already a total over replicas.
+  std::vector<KpaBucket> per_second;
+  std::vector<int> counts;
+  for (const Sample& s : samples) {
+    const int64_t sec = FloorSecond(s.at);
+    if (!per_second.empty() && per_second.back().second == sec) {
+      per_second.back().value += s.value;
+      ++counts.back();
+    } else {
+      per_second.push_back({sec, s.value});
+      counts.push_back(1);
+    }
+  }
+  for (size_t i = 0; i < per_second.size(); ++i) per_second[i].value /= counts[i];
+
+  const int64_t now_s = FloorSecond(now);
+  std::vector<KpaBucket> out;
+  for (size_t i = 0; i < per_second.size(); ++i) {
+    const int64_t from = per_second[i].second;
+    const int64_t next = i + 1 < per_second.size() ? per_second[i + 1].second : now_s + 1;
+    // A whole window without samples is a real gap (Knative resets there), not a long tick.
+    const int64_t to = next - from >= window_buckets ? from : next - 1;
+    for (int64_t s = from; s <= to && s <= now_s; ++s) out.push_back({s, per_second[i].value});
+  }
+  return out;
+}
+
+Recommendation KpaPolicy::Activate(const PolicyInput& in, PersistentState& state) const {
+  const SignalSnapshot& main = in.signals.Get(c_.signal);
+  const SignalSnapshot& act = in.signals.Get(c_.activation_signal);
+  const std::string why = c_.signal + " is " + std::string(SignalStatusName(main.status));
+  if (!act.ok()) {
+    return Hold("no_data", why + " and " + c_.activation_signal + " is " +
+                               std::string(SignalStatusName(act.status)) + "; holding at " +
+                               std::to_string(in.current));
+  }
+  Recommendation r;
+  r.facts = {{"activation_demand", act.sum}, {"target", params_.target}, {"ready", 0.0}};
+  if (act.sum <= 0) {
+    if (in.current > 0) {
+      return Hold("no_data",
+                  why + " while " + std::to_string(in.current) + " replicas start; holding");
+    }
+    r.valid = true;
+    r.desired = 0;
+    r.rule = "idle_at_zero";
+    r.reason = "no replicas and no demand (" + c_.activation_signal + " = 0)";
+    return r;
+  }
+  // Knative's activator demand with zero ready pods: ready counts as 1 for the rate limit.
+  const double need = std::ceil(act.sum / params_.target);
+  const double capped = std::min(need, std::ceil(params_.max_scale_up_rate));
+  r.desired = std::max({in.current, c_.activation_scale, static_cast<int>(capped)});
+  r.valid = true;
+  r.rule = "activate";
+  r.reason = c_.activation_signal + " = " + Num(act.sum) + " with no ready replicas: ceil(" +
+             Num(act.sum) + " / " + Num(params_.target) + ") = " + Num(need) +
+             ", at least activation_scale " + std::to_string(c_.activation_scale) + " -> " +
+             std::to_string(r.desired);
+  std::optional<TimePoint> last = in.now;
+  SetTime(state, kLastNonZero, last);
+  return r;
+}
+
+Recommendation KpaPolicy::Recommend(const PolicyInput& in, PersistentState& state) const {
+  if (state.Get(kInitialized, 0) == 0) {
+    // Knative starts a new autoscaler in panic when more than one pod is ready, so that a
+    // restart (which loses the metric history) cannot scale down before data accumulates.
+    state.Set(kInitialized, 1);
+    SetTime(state, kPanicTime,
+            in.ready > 1 ? std::optional<TimePoint>(in.now) : std::optional<TimePoint>());
+    state.Set(kMaxPanicPods, in.ready);
+    SetTime(state, kLastNonZero,
+            c_.allow_zero_initial_scale ? std::optional<TimePoint>() : std::optional(in.now));
+  }
+
+  const SignalSnapshot& snap = in.signals.Get(c_.signal);
+  if (!snap.ok()) {
+    if (in.ready == 0 && !c_.activation_signal.empty()) return Activate(in, state);
+    return Hold("no_data", c_.signal + " is " + std::string(SignalStatusName(snap.status)) + " (" +
+                               snap.detail + "); holding at " + std::to_string(in.current));
+  }
+
+  const int stable_buckets = static_cast<int>(c_.stable_window_s);
+  const int panic_buckets = KpaPanicBuckets(params_.stable_window, c_.panic_window_percentage);
+  const std::vector<Sample> samples =
+      in.signals.SumHistory(c_.signal).Window(in.now, Seconds(2.0 * c_.stable_window_s));
+  const std::vector<KpaBucket> buckets = KpaBucketsFromSamples(samples, in.now, stable_buckets);
+  const int64_t now_s = FloorSecond(in.now);
+  const KpaWindow stable = KpaWindowAverage(buckets, now_s, stable_buckets);
+  const KpaWindow panic = KpaWindowAverage(buckets, now_s, panic_buckets);
+  if (stable.empty) {
+    return Hold("no_data", "no " + c_.signal + " samples in the last " + Num(c_.stable_window_s) +
+                               " s; holding");
+  }
+
+  KpaPanicState ps;
+  ps.panic_time = GetTime(state, kPanicTime);
+  ps.max_panic_pods = static_cast<int>(state.Get(kMaxPanicPods, 0));
+  const KpaDecision d = KpaScale(params_, stable.value, panic.value, in.ready, in.now, ps);
+  SetTime(state, kPanicTime, ps.panic_time);
+  state.Set(kMaxPanicPods, ps.max_panic_pods);
+
+  std::optional<TimePoint> last_nonzero = GetTime(state, kLastNonZero);
+  const KpaZeroGate gate = KpaApplyScaleToZero(
+      d.desired, in.current, in.now, Seconds(c_.scale_to_zero_grace_period_s), last_nonzero);
+  SetTime(state, kLastNonZero, last_nonzero);
+
+  Recommendation r;
+  r.valid = true;
+  r.desired = gate.desired;
+  const std::string avgs = "total " + c_.signal + " stable avg " + Num(stable.value) + " over " +
+                           std::to_string(stable_buckets) + " s, panic avg " + Num(panic.value) +
+                           " over " + std::to_string(panic_buckets) + " s, target " +
+                           Num(params_.target) + " per replica, ready " + std::to_string(in.ready);
+  if (d.in_panic) {
+    r.rule = "panic";
+    r.reason = "panic (" + std::string(KpaPanicEventName(d.event)) + "): " + avgs +
+               "; desired stable " + std::to_string(d.desired_stable) + ", panic " +
+               std::to_string(d.desired_panic) + ", holding max " +
+               std::to_string(ps.max_panic_pods) + " -> " + std::to_string(d.desired);
+  } else {
+    r.rule = "stable";
+    r.reason = std::string(d.event == KpaPanicEvent::kLeft ? "left panic; " : "") + avgs +
+               ": ceil(" + Num(stable.value) + " / " + Num(params_.target) +
+               ") = " + Num(d.desired_stable_raw) + ", limited to [" + Num(d.max_scale_down) +
+               ", " + Num(d.max_scale_up) + "] -> " + std::to_string(d.desired);
+  }
+  if (gate.waiting) {
+    r.rule = "scale_to_zero_grace";
+    r.reason += "; no demand for " + Num(gate.idle_s) + " s of the " +
+                Num(c_.scale_to_zero_grace_period_s) + " s grace period: holding at 1";
+  } else if (d.desired == 0 && gate.desired == 0) {
+    r.rule = "scale_to_zero";
+    r.reason += "; no demand for " + Num(gate.idle_s) + " s (grace " +
+                Num(c_.scale_to_zero_grace_period_s) + " s): scale to zero";
+  }
+  r.facts = {{"stable_avg", stable.value},         {"panic_avg", panic.value},
+             {"desired_stable", d.desired_stable}, {"desired_panic", d.desired_panic},
+             {"panic", d.in_panic ? 1.0 : 0.0},    {"max_panic_pods", ps.max_panic_pods},
+             {"max_scale_up", d.max_scale_up},     {"max_scale_down", d.max_scale_down},
+             {"target", params_.target},           {"idle_s", gate.idle_s}};
+  return r;
+}
+
+std::unique_ptr<Policy> MakeKpaPolicy(const config::ConfigNode& node, const WorkloadContext& ctx) {
+  (void)ctx;
+  node.CheckKnown({"name", "signal", "target", "target_utilization", "stable_window",
+                   "panic_window_percentage", "panic_threshold_percentage", "max_scale_up_rate",
+                   "max_scale_down_rate", "activation_scale", "scale_to_zero_grace_period",
+                   "allow_zero_initial_scale", "activation_signal"});
+  return std::make_unique<KpaPolicy>(KpaConfig::Parse(node));
+}
+
+}  // namespace aiscale::decide
