@@ -1,13 +1,20 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/conformance_hpa_eval.h"
 
 namespace aiscale::cli {
 
-// Not implemented yet: replaced by its owner's work.
+// Exit codes: 0 every case passed, 1 some case failed, 2 the file could not be evaluated.
 int ConformanceHpa(const std::string& file) {
-  std::cerr << "aiscale: conformance hpa is not implemented yet (" << file << ")\n";
-  return 2;
+  auto report = EvaluateHpaVectorsFile(file);
+  if (!report.ok()) {
+    std::cerr << "aiscale conformance hpa: " << report.status().message() << "\n";
+    return 2;
+  }
+  for (const HpaCaseOutcome& c : report->cases) std::cout << c.Line() << "\n";
+  std::cout << report->Summary() << "\n";
+  return report->failed == 0 ? 0 : 1;
 }
 
 }  // namespace aiscale::cli

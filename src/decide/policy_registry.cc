@@ -2,6 +2,7 @@
 
 #include <set>
 
+#include "decide/policies/hpa.h"
 #include "decide/policies/static_policy.h"
 
 namespace aiscale::decide {
@@ -17,6 +18,7 @@ std::unique_ptr<Policy> MakeStatic(const config::ConfigNode& node, const Workloa
 Result<PolicyRegistry> PolicyRegistry::Default() {
   // One line per policy. Keep alphabetical.
   return FromEntries({
+      {"hpa", &HpaPolicy::Make},
       {"static", &MakeStatic},
   });
 }
