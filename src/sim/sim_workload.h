@@ -40,6 +40,13 @@ class SimWorkload {
   virtual nlohmann::json Summary() const = 0;
   // One timeline point (numeric fields only, plus "t_s"), sampled by the runner.
   virtual nlohmann::json TimelinePoint(TimePoint now) const = 0;
+
+  // Seconds from asking for a bigger size until the new size does work (provisioning plus
+  // restart cost for training, plus model load for inference): the policy's cold_start_s.
+  virtual double ColdStartSeconds() const { return 0; }
+  // Fraction of the workload's work done, 0-1, for progress display; negative when the
+  // workload has no natural end (a service replaying a trace measures by time instead).
+  virtual double Progress() const { return -1; }
 };
 
 }  // namespace aiscale::sim

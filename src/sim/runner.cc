@@ -1,0 +1,163 @@
+#include "sim/runner.h"
+
+#include <chrono>
+#include <memory>
+
+#include "control/controller.h"
+#include "decide/pipeline.h"
+#include "decide/policy_registry.h"
+#include "sim/cluster.h"
+#include "sim/event_queue.h"
+#include "sim/noise.h"
+#include "sim/sim_actuator.h"
+#include "sim/sim_source.h"
+#include "sim/workload_factory.h"
+
+namespace aiscale::sim {
+namespace {
+
+// Everything one simulation owns; members are destroyed in reverse order, so the Controller
+// goes before the workloads and the cluster it reaches through the bridge.
+struct Simulation {
+  EventQueue q;
+  std::unique_ptr<Cluster> cluster;
+  std::vector<std::unique_ptr<SimWorkload>> workloads;
+  WorkloadDirectory dir;
+  std::unique_ptr<SimSource> source;
+  std::unique_ptr<SimActuator> actuator;
+  std::unique_ptr<control::Controller> controller;
+  std::vector<nlohmann::json> timelines;
+  bool finished = false;
+};
+
+bool AllDone(const Simulation& sim) {
+  for (const auto& w : sim.workloads) {
+    if (!w->Done()) return false;
+  }
+  return true;
+}
+
+double WorkFraction(const Simulation& sim, double duration_s) {
+  double f = 1;
+  bool known = false;
+  for (const auto& w : sim.workloads) {
+    const double p = w->Progress();
+    if (p >= 0) {
+      f = std::min(f, p);
+      known = true;
+    }
+  }
+  return known ? f : SinceEpochSeconds(sim.q.Now()) / duration_s;
+}
+
+}  // namespace
+
+Result<RunResult> RunPolicy(const Scenario& s, const PolicyRun& run, const RunOptions& opt) {
+  const auto wall0 = std::chrono::steady_clock::now();
+  auto registry = decide::PolicyRegistry::Default();
+  if (!registry.ok()) return registry.status();
+  Simulation sim;
+  sim.cluster = std::make_unique<Cluster>(s.cluster, sim.q, s.seed);
+  sim.cluster->ScheduleFailures(s.failures, AtSeconds(s.duration_s));
+  for (const auto& w : s.workloads) {
+    const WorkloadKind* kind = FindWorkloadKind(w.kind);
+    if (!kind) return Status::Error("unable to run " + w.name + ": unknown kind " + w.kind);
+    WorkloadEnv env{
+        w.name,  w.initial_replicas, SplitMix64(s.seed ^ HashName(w.name)), s.scrape_interval_s,
+        s.noise, sim.cluster.get()};
+    auto built = kind->build(w.node, env);
+    if (!built) return s.errors->ToStatus().Wrap("unable to build workload " + w.name);
+    RETURN_IF_ERROR(sim.dir.Add(built.get()));
+    sim.workloads.push_back(std::move(built));
+    sim.timelines.push_back(nlohmann::json::array());
+  }
+  sim.source = std::make_unique<SimSource>(sim.dir);
+  sim.actuator = std::make_unique<SimActuator>(sim.dir);
+  sim.controller = std::make_unique<control::Controller>(sim.q.clock(), nullptr);
+  for (size_t i = 0; i < s.workloads.size(); ++i) {
+    auto p = decide::BuildPipeline(*registry, s.workloads[i].node, run.policy_nodes[i],
+                                   s.control_period_s, sim.workloads[i]->ColdStartSeconds());
+    if (!p.ok()) {
+      return Status::Error(p.status().message() + "\n" + s.errors->ToStatus().message());
+    }
+    control::WorkloadBinding b;
+    b.ref = sim.workloads[i]->ref();
+    std::vector<std::string> names = p->policy->Signals();
+    for (const auto& o : p->policy->OptionalSignals()) {
+      if (std::find(names.begin(), names.end(), o) == names.end()) names.push_back(o);
+    }
+    for (const auto& n : names) b.signals.push_back({n, "", sim.source.get()});
+    b.policy = std::move(p->policy);
+    b.stabilizer = std::move(p->stabilizer);
+    b.constraints = std::move(p->constraints);
+    b.actuator = sim.actuator.get();
+    b.staleness = Seconds(3 * s.scrape_interval_s);  // DESIGN.md: 3 scrape intervals
+    RETURN_IF_ERROR(sim.controller->Add(std::move(b)));
+  }
+  for (auto& w : sim.workloads) w->Start(sim.q);
+
+  RunResult out;
+  out.policy = run.label;
+  const Duration period = Seconds(s.control_period_s);
+  const Duration report = Seconds(s.report_interval_s);
+  double next_progress_s = opt.progress_every_sim_s;
+
+  auto sample = [&sim] {
+    for (size_t i = 0; i < sim.workloads.size(); ++i) {
+      sim.timelines[i].push_back(sim.workloads[i]->TimelinePoint(sim.q.Now()));
+    }
+  };
+  std::function<void()> sample_event = [&] {
+    sample();
+    if (!sim.finished) sim.q.After(report, sample_event);
+  };
+  std::function<void()> tick = [&] {
+    for (Decision& d : sim.controller->Tick()) {
+      ++out.decisions_total;
+      if (out.decisions.size() < opt.decision_log_limit) out.decisions.push_back(std::move(d));
+    }
+    const double now_s = SinceEpochSeconds(sim.q.Now());
+    if (opt.on_progress && now_s >= next_progress_s) {
+      next_progress_s += opt.progress_every_sim_s;
+      opt.on_progress({run.label, now_s, WorkFraction(sim, s.duration_s)});
+    }
+    if (AllDone(sim)) {
+      sim.finished = true;
+      sim.q.Stop();
+      return;
+    }
+    sim.q.After(period, tick);
+  };
+  sim.q.At(TimePoint{}, sample_event);
+  sim.q.After(period, tick);
+  sim.q.RunUntil(AtSeconds(s.duration_s));
+  out.cut = !AllDone(sim);
+  sim.finished = true;
+  out.end_s = SinceEpochSeconds(sim.q.Now());
+  sample();
+  for (size_t i = 0; i < sim.workloads.size(); ++i) {
+    out.workloads.push_back(
+        {sim.workloads[i]->ref().name, sim.workloads[i]->Summary(), std::move(sim.timelines[i])});
+  }
+  if (opt.on_progress) opt.on_progress({run.label, out.end_s, WorkFraction(sim, s.duration_s)});
+  out.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  return out;
+}
+
+Result<ScenarioResult> RunScenario(const Scenario& s, const RunOptions& opt) {
+  auto runs = s.Runs(opt.policies);
+  if (!runs.ok()) return runs.status();
+  ScenarioResult r;
+  r.scenario = s.name;
+  r.file = s.file;
+  r.seed = s.seed;
+  r.duration_limit_s = s.duration_s;
+  for (const auto& run : *runs) {
+    auto one = RunPolicy(s, run, opt);
+    if (!one.ok()) return one.status().Wrap("unable to run policy " + run.label);
+    r.runs.push_back(std::move(one).value());
+  }
+  return r;
+}
+
+}  // namespace aiscale::sim

@@ -1,0 +1,64 @@
+// Runner: runs a Scenario once per policy, each a fresh simulation with the same seed, the
+// same failures and the same arrivals, with the real Controller on the queue's SimClock, a
+// SimSource and a SimActuator, and the pipeline from decide::BuildPipeline.
+//
+// Promises: one Controller tick per control period, as a queue event; the run ends when every
+// workload is Done() or at the scenario's duration limit (then `cut` is true). Timelines are
+// sampled every report interval; decisions are kept up to `decision_log_limit` per run (the
+// count of all of them is kept either way). Deterministic: same scenario and options, same
+// result. Single-threaded.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/decision.h"
+#include "core/result.h"
+#include "sim/scenario.h"
+
+namespace aiscale::sim {
+
+struct RunProgress {
+  std::string policy;
+  double sim_s = 0;
+  double fraction = 0;  // of the work (or of the duration limit when work has no end)
+};
+
+struct RunOptions {
+  std::vector<std::string> policies;  // overrides the scenario's compare list when non-empty
+  size_t decision_log_limit = 200000;
+  double progress_every_sim_s = 3600;
+  std::function<void(const RunProgress&)> on_progress;  // may be empty
+};
+
+struct WorkloadRun {
+  std::string name;
+  nlohmann::json summary;   // SimWorkload::Summary()
+  nlohmann::json timeline;  // array of TimelinePoint()s
+};
+
+struct RunResult {
+  std::string policy;
+  bool cut = false;
+  double end_s = 0;
+  double wall_s = 0;
+  std::vector<WorkloadRun> workloads;
+  std::vector<Decision> decisions;
+  size_t decisions_total = 0;
+};
+
+struct ScenarioResult {
+  std::string scenario;
+  std::string file;
+  uint64_t seed = 0;
+  double duration_limit_s = 0;
+  std::vector<RunResult> runs;
+};
+
+Result<RunResult> RunPolicy(const Scenario& s, const PolicyRun& run, const RunOptions& opt);
+Result<ScenarioResult> RunScenario(const Scenario& s, const RunOptions& opt);
+
+}  // namespace aiscale::sim

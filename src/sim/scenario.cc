@@ -1,0 +1,238 @@
+#include "sim/scenario.h"
+
+#include <algorithm>
+#include <set>
+
+#include "decide/pipeline.h"
+#include "decide/policy_registry.h"
+#include "sim/event_queue.h"
+#include "sim/noise.h"
+#include "sim/workload_factory.h"
+
+namespace aiscale::sim {
+namespace {
+
+const std::vector<std::string> kCommonWorkloadFields = {
+    "name",        "kind",          "min_replicas",     "max_replicas",
+    "granularity", "scale_to_zero", "initial_replicas", "policy",
+    "behavior"};
+
+config::ConfigNode Synthesized(YAML::Node n, const std::string& path, const std::string& file,
+                               config::ConfigErrors* errors) {
+  return config::ConfigNode(std::move(n), path, std::make_shared<const std::string>(file), errors);
+}
+
+// Reads spec into `s`; every problem goes to the nodes' error sink.
+void ReadSpec(const config::ConfigNode& root, Scenario& s) {
+  config::CheckHeader(root, {"Scenario"});
+  root.CheckKnown({"apiVersion", "kind", "metadata", "spec"});
+  const config::ConfigNode spec = root.Child("spec");
+  if (!spec.IsDefined()) {
+    root.Error("spec is required");
+    return;
+  }
+  spec.CheckKnown({"name", "seed", "duration", "control_period", "report_interval",
+                   "scrape_interval", "noise", "cluster", "failures", "workloads", "compare"});
+  s.name = spec.RequiredString("name");
+  s.seed = static_cast<uint64_t>(spec.Number("seed", 1, config::Between(0, 9007199254740992.0)));
+  s.duration_s = spec.DurationSeconds("duration", s.duration_s, config::Above(0));
+  s.control_period_s = spec.DurationSeconds("control_period", s.control_period_s, config::Above(0));
+  s.report_interval_s =
+      spec.DurationSeconds("report_interval", s.report_interval_s, config::Above(0));
+  s.scrape_interval_s =
+      spec.DurationSeconds("scrape_interval", s.scrape_interval_s, config::Above(0));
+  s.noise = spec.Number("noise", s.noise, config::Between(0, 0.5));
+  s.cluster = ClusterConfig::Parse(spec.Child("cluster"));
+  s.failures = FailureSpec::ParseList(spec.Child("failures"));
+
+  const config::ConfigNode workloads = spec.Child("workloads");
+  const auto items = workloads.Items();
+  if (!workloads.IsDefined() || (workloads.IsSequence() && items.empty())) {
+    spec.Error("spec.workloads must list at least one workload");
+  }
+  std::set<std::string> names;
+  int initial_total = 0;
+  for (const auto& w : items) {
+    ScenarioWorkload sw{"", "", 1, w};
+    sw.name = w.RequiredString("name");
+    sw.kind = w.RequiredString("kind");
+    const WorkloadKind* kind = FindWorkloadKind(sw.kind);
+    std::vector<std::string> known = kCommonWorkloadFields;
+    if (kind) {
+      known.push_back(kind->body_field);
+    } else if (w.Has("kind")) {
+      std::string list;
+      for (const auto& k : WorkloadKinds()) list += (list.empty() ? "" : ", ") + k.kind;
+      w.ErrorAt("kind", "unknown workload kind '" + sw.kind + "' (known: " + list + ")");
+    }
+    w.CheckKnown(known);
+    if (!sw.name.empty() && !names.insert(sw.name).second) {
+      w.ErrorAt("name", "workload name '" + sw.name + "' is used twice");
+    }
+    const int min_r = w.Int("min_replicas", 1, config::AtLeast(0));
+    const int max_r = w.Int("max_replicas", 100, config::AtLeast(1));
+    const int gran = std::max(1, w.Int("granularity", 1, config::AtLeast(1)));
+    sw.initial_replicas = w.Int("initial_replicas", std::max(min_r, 1), config::AtLeast(0));
+    if (sw.initial_replicas < min_r || sw.initial_replicas > max_r) {
+      w.ErrorAt("initial_replicas", "initial_replicas " + std::to_string(sw.initial_replicas) +
+                                        " must be within [min_replicas, max_replicas] = [" +
+                                        std::to_string(min_r) + ", " + std::to_string(max_r) + "]");
+    } else if (sw.initial_replicas % gran != 0) {
+      w.ErrorAt("initial_replicas", "initial_replicas " + std::to_string(sw.initial_replicas) +
+                                        " is not a multiple of granularity " +
+                                        std::to_string(gran));
+    }
+    if (!w.Child("policy").IsMap()) {
+      w.ErrorAt("policy", "policy must be a map with a name, e.g. {name: training}");
+    }
+    initial_total += sw.initial_replicas;
+    s.workloads.push_back(sw);
+  }
+  if (initial_total > s.cluster.nodes) {
+    spec.Child("cluster").ErrorAt("nodes", "the cluster has " + std::to_string(s.cluster.nodes) +
+                                               " nodes but the workloads start on " +
+                                               std::to_string(initial_total));
+  }
+  for (const auto& c : spec.Child("compare").Items()) {
+    if (c.raw().IsScalar()) {
+      s.compare.push_back(c.raw().Scalar());
+    } else if (c.IsMap() && c.Has("name")) {
+      s.compare.push_back(c.RequiredString("name"));
+    } else {
+      c.Error("a compare entry is a policy name or a policy map with a name");
+      continue;
+    }
+    s.compare_nodes.push_back(c);
+  }
+  for (const auto& f : s.failures) {
+    if (!f.workload.empty() && !names.count(f.workload)) {
+      spec.Child("failures")
+          .Error("failure names workload '" + f.workload + "', which is not in spec.workloads");
+    }
+  }
+}
+
+// Builds every workload and every compared policy once, so config errors in them surface now.
+void CheckBuilds(const Scenario& s, const config::ConfigNode& root) {
+  if (!root.errors()->empty()) return;  // the parts may not exist; report the first layer
+  auto registry = decide::PolicyRegistry::Default();
+  if (!registry.ok()) {
+    root.Error(registry.status().message());
+    return;
+  }
+  const auto names = registry->Names();
+  for (const auto& c : s.compare_nodes) {
+    const std::string name = c.raw().IsScalar() ? c.raw().Scalar() : c.String("name", "");
+    if (std::find(names.begin(), names.end(), name) == names.end()) {
+      std::string list;
+      for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
+      c.Error("unknown policy '" + name + "' (known: " + list + ")");
+    }
+  }
+  if (!root.errors()->empty()) return;
+  EventQueue q;
+  Cluster cluster(s.cluster, q, s.seed);
+  std::vector<std::unique_ptr<SimWorkload>> built;
+  for (const auto& w : s.workloads) {
+    const WorkloadKind* kind = FindWorkloadKind(w.kind);
+    if (!kind) continue;
+    WorkloadEnv env{w.name, w.initial_replicas, s.seed, s.scrape_interval_s, s.noise, &cluster};
+    built.push_back(kind->build(w.node, env));
+  }
+  if (!root.errors()->empty()) return;
+  auto runs = s.Runs({});
+  if (!runs.ok()) return;
+  for (const auto& run : *runs) {
+    for (size_t i = 0; i < s.workloads.size(); ++i) {
+      (void)decide::BuildPipeline(*registry, s.workloads[i].node, run.policy_nodes[i],
+                                  s.control_period_s, built[i] ? built[i]->ColdStartSeconds() : 0);
+    }
+  }
+}
+
+Result<Scenario> FromRoot(const config::ConfigNode& root,
+                          std::shared_ptr<config::ConfigErrors> errs, const std::string& file) {
+  Scenario s;
+  s.errors = std::move(errs);
+  s.file = file;
+  if (root.IsDefined()) ReadSpec(root, s);
+  if (s.errors->empty()) CheckBuilds(s, root);
+  if (!s.errors->empty()) return s.errors->ToStatus();
+  return s;
+}
+
+}  // namespace
+
+Result<std::vector<PolicyRun>> Scenario::Runs(const std::vector<std::string>& policies) const {
+  std::vector<PolicyRun> out;
+  std::vector<std::string> names = policies;
+  const bool from_compare = names.empty();
+  if (from_compare) names = compare;
+  if (names.empty()) {
+    // DESIGN.md: reports compare the configured policy with static at the configured size.
+    if (workloads.empty()) return Status::Error("unable to plan runs: no workloads");
+    names = {workloads[0].node.Child("policy").String("name", "static"), "static"};
+    if (names[0] == "static") names.pop_back();
+  }
+  std::set<std::string> labels;
+  for (size_t p = 0; p < names.size(); ++p) {
+    const std::string& name = names[p];
+    PolicyRun run;
+    run.label = name;
+    for (int k = 2; labels.count(run.label); ++k) run.label = name + "-" + std::to_string(k);
+    labels.insert(run.label);
+    const std::string path = "policy:" + name;
+    for (const auto& w : workloads) {
+      if (from_compare && compare_nodes[p].IsMap()) {
+        run.policy_nodes.push_back(compare_nodes[p]);
+        continue;
+      }
+      const config::ConfigNode own = w.node.Child("policy");
+      if (name == "static") {
+        YAML::Node n;
+        n["name"] = "static";
+        n["replicas"] = w.initial_replicas;
+        run.policy_nodes.push_back(Synthesized(n, path, file, errors.get()));
+      } else if (own.String("name", "") == name) {
+        run.policy_nodes.push_back(own);
+      } else {
+        YAML::Node n;
+        n["name"] = name;
+        run.policy_nodes.push_back(Synthesized(n, path, file, errors.get()));
+      }
+    }
+    out.push_back(std::move(run));
+  }
+  return out;
+}
+
+Result<Scenario> ParseScenario(const std::string& text, const std::string& file) {
+  auto errs = std::make_shared<config::ConfigErrors>();
+  config::ConfigNode root = config::ParseConfig(text, file, *errs);
+  return FromRoot(root, errs, file);
+}
+
+Result<Scenario> LoadScenario(const std::string& path) {
+  auto errs = std::make_shared<config::ConfigErrors>();
+  config::ConfigNode root = config::LoadConfigFile(path, *errs);
+  return FromRoot(root, errs, path);
+}
+
+Status ValidateScenario(const config::ConfigNode& root) {
+  const size_t before = root.errors()->size();
+  Scenario s;
+  // Non-owning: the caller owns the sink; Runs() synthesizes nodes that report into it.
+  s.errors = std::shared_ptr<config::ConfigErrors>(std::shared_ptr<void>(), root.errors());
+  if (root.IsDefined()) ReadSpec(root, s);
+  if (root.errors()->size() == before) {
+    s.file = "<validate>";
+    CheckBuilds(s, root);
+  }
+  if (root.errors()->size() > before) {
+    return Status::Error("scenario has " + std::to_string(root.errors()->size() - before) +
+                         " error(s)");
+  }
+  return Status::Ok();
+}
+
+}  // namespace aiscale::sim

@@ -1,0 +1,67 @@
+// Scenario: a simulation run described in YAML (`apiVersion: aiscale.dev/v1alpha1`,
+// `kind: Scenario`): the cluster, injected failures, the workloads with their policies, and the
+// policies to compare side by side.
+//
+// Why: `aiscale simulate`, `aiscale demo` and `aiscale validate` read the same file the same
+// way. Parsing records every error with file:line:column and the field path; a Scenario is
+// returned only when there are none, and by then every workload and every compared policy has
+// been built once against a scratch cluster, so a run cannot fail on config.
+//
+//   auto s = LoadScenario("examples/demo-bert-large.yaml");
+//   if (!s.ok()) { std::cerr << s.status().message(); return 1; }  // one error per line
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/config/config_node.h"
+#include "core/result.h"
+#include "sim/cluster.h"
+
+namespace aiscale::sim {
+
+struct ScenarioWorkload {
+  std::string name;
+  std::string kind;
+  int initial_replicas = 1;
+  config::ConfigNode node;  // the whole workload entry
+};
+
+// One policy to run: its label in the report and, per workload, the policy node to use.
+struct PolicyRun {
+  std::string label;
+  std::vector<config::ConfigNode> policy_nodes;  // one per workload, in order
+};
+
+struct Scenario {
+  // Owns the YAML and the error sink the nodes point into; shared so copies stay valid.
+  std::shared_ptr<config::ConfigErrors> errors;
+  std::string file;
+  std::string name;
+  uint64_t seed = 1;
+  double duration_s = 86400;
+  double control_period_s = 15;
+  double report_interval_s = 60;
+  double scrape_interval_s = 15;
+  double noise = 0.02;
+  ClusterConfig cluster;
+  std::vector<FailureSpec> failures;
+  std::vector<ScenarioWorkload> workloads;
+  std::vector<std::string> compare;  // compare entries as given (names)
+  std::vector<config::ConfigNode> compare_nodes;
+
+  // The runs for `policies` (names, as from --policy), or for `compare` when empty. `static`
+  // runs each workload at its initial_replicas; a name equal to the workload's own policy uses
+  // that node with its parameters; any other name gets its defaults.
+  Result<std::vector<PolicyRun>> Runs(const std::vector<std::string>& policies) const;
+};
+
+Result<Scenario> LoadScenario(const std::string& path);
+Result<Scenario> ParseScenario(const std::string& text, const std::string& file);
+// For `aiscale validate`: records every error of a parsed Scenario document in root.errors()
+// (including policy and workload config, checked by building each once); error if any.
+Status ValidateScenario(const config::ConfigNode& root);
+
+}  // namespace aiscale::sim

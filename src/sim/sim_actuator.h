@@ -1,0 +1,22 @@
+// SimActuator: the simulator's Actuator; Observe and Apply go to the SimWorkload with the
+// workload's key. Unknown workloads and engine refusals (not enough free nodes) are errors as
+// values. The directory must outlive it. Single-threaded, like the simulator.
+#pragma once
+
+#include "core/actuator.h"
+#include "sim/sim_source.h"
+
+namespace aiscale::sim {
+
+class SimActuator final : public Actuator {
+ public:
+  explicit SimActuator(const WorkloadDirectory& dir) : dir_(dir) {}
+  std::string_view Name() const override { return "sim"; }
+  Result<ScaleState> Observe(const WorkloadRef& ref) override;
+  Status Apply(const WorkloadRef& ref, int desired) override;
+
+ private:
+  const WorkloadDirectory& dir_;
+};
+
+}  // namespace aiscale::sim
