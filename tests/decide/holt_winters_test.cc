@@ -63,7 +63,7 @@ TEST(HoltWinters, SeasonalForecastErrorAfterTwoSeasonsIsSmall) {
     std::function<double(int)> truth;
     double noise_sd;
     int season;               // buckets; 0 = none
-    double max_rel_mae;       // bound on MAE / mean truth on the third day
+    double max_rel_mae;       // bound on the combined forecast's MAE / mean truth, third day
     double seasonless_worse;  // without a season the MAE must be this much worse (0: no check)
   };
   // Noise is Gaussian with the stated sd; the "business day" has one-hour ramps at 8:00 and
@@ -74,9 +74,11 @@ TEST(HoltWinters, SeasonalForecastErrorAfterTwoSeasonsIsSmall) {
       {"daily sinusoid", [](int t) { return Sinusoid(t, 100, 50, kDay); }, 3, kDay, 0.02, 0},
       {"daily sinusoid with trend", [](int t) { return Sinusoid(t, 100, 50, kDay, 0.01); }, 3, kDay,
        0.02, 0},
-      {"business day", BusinessDay, 5, kDay, 0.025, 2},
+      {"business day", BusinessDay, 5, kDay, 0.03, 2},
       {"zero at night", [](int t) { return std::max(0.0, Sinusoid(t, 0, 100, kDay)); }, 2, kDay,
        0.035, 1.3},
+      {"wrong season (a 2.7-day cycle)", [](int t) { return Sinusoid(t, 100, 50, 2.7 * kDay); }, 3,
+       kDay, 0.015, 0},
       {"low rate, 20% noise", [](int t) { return Sinusoid(t, 5, 4, kDay); }, 1, kDay, 0.1, 0},
   };
   for (const auto& c : cases) {
@@ -85,11 +87,20 @@ TEST(HoltWinters, SeasonalForecastErrorAfterTwoSeasonsIsSmall) {
     p.season_buckets = c.season;
     const int h = 10;
     const Score with = Replay(p, c.truth, c.noise_sd, 2 * kDay, kDay, h);
+    p.score_horizon = h;
+    const Score combined = Replay(p, c.truth, c.noise_sd, 2 * kDay, kDay, h);
+    p.score_horizon = 0;
     p.season_buckets = 0;
     const Score without = Replay(p, c.truth, c.noise_sd, 2 * kDay, kDay, h);
     std::cout << "[measured] " << c.name << ": 10-step MAE/mean with season "
-              << with.mae / with.mean << ", without " << without.mae / without.mean << "\n";
-    EXPECT_LT(with.mae / with.mean, c.max_rel_mae);
+              << with.mae / with.mean << ", without " << without.mae / without.mean << ", combined "
+              << combined.mae / combined.mean << "\n";
+    // The inverse-MSE combination is better than the worse of the two and close to the better
+    // (measured: within 1% on the sinusoids and zero-at-night, 11% on the business day, 23% at
+    // 20% noise where seasonal alone is 75% worse).
+    EXPECT_LT(combined.mae, std::max(with.mae, without.mae));
+    EXPECT_LT(combined.mae, 1.3 * std::min(with.mae, without.mae));
+    EXPECT_LT(combined.mae / combined.mean, c.max_rel_mae);
     if (c.seasonless_worse > 0) {
       EXPECT_GT(without.mae, c.seasonless_worse * with.mae);
     }
@@ -216,7 +227,7 @@ TEST(HoltWinters, StateIsBoundedAndResumable) {
   EXPECT_EQ(split, whole);
   EXPECT_EQ(whole.values.at("hw.season").size(), static_cast<size_t>(kDay));
   EXPECT_EQ(whole.values.at("hw.long_season").size(), 168u);
-  EXPECT_EQ(whole.values.size(), 3u);
+  EXPECT_EQ(whole.values.size(), 4u);  // scalars, season, long season, pending scores
 
   // A different season length restarts the seasonal part, keeping the level.
   p.season_buckets = 720;

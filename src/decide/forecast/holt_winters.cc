@@ -6,7 +6,15 @@
 namespace aiscale::decide::forecast {
 namespace {
 
-constexpr size_t kLevel = 0, kTrend = 1, kObserved = 2, kLast = 3, kFill = 4, kScalars = 5;
+constexpr size_t kLevel = 0, kTrend = 1, kObserved = 2, kLast = 3, kFill = 4, kShadowLevel = 5,
+                 kShadowTrend = 6, kMseSeasonal = 7, kMseShadow = 8, kScored = 9, kScalars = 10;
+// Scored forecasts before the weights are used; until then both models count equally.
+constexpr double kMinScored = 30;
+
+double Damped(double phi, int64_t h) {
+  return phi >= 1.0 ? static_cast<double>(h)
+                    : phi * (1 - std::pow(phi, static_cast<double>(h))) / (1 - phi);
+}
 
 int64_t FloorMod(int64_t a, int64_t m) {
   const int64_t r = a % m;
@@ -20,12 +28,19 @@ HoltWinters::HoltWinters(const HoltWintersParams& params, PersistentState& state
     : p_(params),
       scalars_(state.Vec(prefix + "scalars")),
       season_(state.Vec(prefix + "season")),
-      long_season_(state.Vec(prefix + "long_season")) {
+      long_season_(state.Vec(prefix + "long_season")),
+      pending_(state.Vec(prefix + "pending")) {
   p_.season_buckets = std::clamp(p_.season_buckets, 0, kMaxSeasonBuckets);
   p_.long_season_slots = std::max(0, p_.long_season_slots);
   p_.long_slot_buckets = std::max(1, p_.long_slot_buckets);
   kernel_ = Kernel();
-  if (scalars_.size() != kScalars) scalars_.assign({0, 0, 0, -1, 0});
+  p_.score_horizon = std::max(0, p_.score_horizon);
+  if (scalars_.size() != kScalars) scalars_.assign({0, 0, 0, -1, 0, 0, 0, 0, 0, 0});
+  const size_t pending = p_.score_horizon > 0 ? 3 * static_cast<size_t>(p_.score_horizon + 1) : 0;
+  if (pending_.size() != pending) {
+    pending_.assign(pending, -1.0);
+    scalars_[kScored] = 0;
+  }
   // A changed season length invalidates the indices learned for the old one (not the level).
   if (season_.size() != static_cast<size_t>(p_.season_buckets)) {
     season_.assign(static_cast<size_t>(p_.season_buckets), 0.0);
@@ -65,16 +80,48 @@ bool HoltWinters::Observe(int64_t index, double y) {
       // Too long to replay: keep what was learned about shape and level, drop the trend, and
       // restart a warm-up that had not finished (its slots would no longer be contiguous).
       scalars_[kTrend] = 0;
+      scalars_[kShadowTrend] = 0;
       if (!seasonal_ready()) scalars_[kFill] = 0;
     } else {
-      for (int64_t i = last_index() + 1; i < index; ++i) Update(i, Forecast(i));
+      for (int64_t i = last_index() + 1; i < index; ++i) Update(i, Forecast(i), false);
     }
   }
-  Update(index, y);
+  Update(index, y, true);
   return true;
 }
 
-void HoltWinters::Update(int64_t index, double y) {
+void HoltWinters::Score(int64_t index, double y) {
+  const size_t slot =
+      static_cast<size_t>(FloorMod(index, static_cast<int64_t>(p_.score_horizon + 1)));
+  if (pending_[3 * slot] != static_cast<double>(index)) return;
+  const double es = y - pending_[3 * slot + 1], eh = y - pending_[3 * slot + 2];
+  double& ms = scalars_[kMseSeasonal];
+  double& mh = scalars_[kMseShadow];
+  if (scalars_[kScored] == 0) {
+    ms = es * es;
+    mh = eh * eh;
+  } else {
+    ms += p_.score_decay * (es * es - ms);
+    mh += p_.score_decay * (eh * eh - mh);
+  }
+  scalars_[kScored] += 1;
+}
+
+void HoltWinters::Update(int64_t index, double y, bool real) {
+  if (real && p_.score_horizon > 0 && seasonal_ready()) Score(index, y);
+  if (p_.score_horizon > 0) {
+    // The shadow: Holt's linear method on the raw series, always.
+    double& sl = scalars_[kShadowLevel];
+    double& sb = scalars_[kShadowTrend];
+    if (scalars_[kObserved] == 0) {
+      sl = y;
+      sb = 0;
+    } else {
+      const double prev = sl;
+      sl = p_.alpha * y + (1 - p_.alpha) * (sl + p_.phi * sb);
+      sb = p_.beta * (sl - prev) + (1 - p_.beta) * p_.phi * sb;
+    }
+  }
   double& l = scalars_[kLevel];
   double& b = scalars_[kTrend];
   const size_t slot =
@@ -116,6 +163,14 @@ void HoltWinters::Update(int64_t index, double y) {
     scalars_[kFill] += 1;
     if (seasonal_ready()) InitSeasonFromWarmup();
   }
+  if (p_.score_horizon > 0) {
+    const int64_t target = index + p_.score_horizon;
+    const size_t slot =
+        static_cast<size_t>(FloorMod(target, static_cast<int64_t>(p_.score_horizon + 1)));
+    pending_[3 * slot] = static_cast<double>(target);
+    pending_[3 * slot + 1] = SeasonalForecast(target);
+    pending_[3 * slot + 2] = TrendForecast(target);
+  }
 }
 
 void HoltWinters::InitSeasonFromWarmup() {
@@ -154,14 +209,34 @@ std::vector<double> HoltWinters::Kernel() const {
   return k;
 }
 
-double HoltWinters::Forecast(int64_t index) const {
+double HoltWinters::SeasonalForecast(int64_t index) const {
   if (observed() == 0) return 0;
   const int64_t h = std::max<int64_t>(1, index - last_index());
-  const double damped =
-      p_.phi >= 1.0 ? static_cast<double>(h)
-                    : p_.phi * (1 - std::pow(p_.phi, static_cast<double>(h))) / (1 - p_.phi);
-  const double f = level() + damped * trend() + Seasonal(index) + LongSeasonal(index);
+  const double f = level() + Damped(p_.phi, h) * trend() + Seasonal(index) + LongSeasonal(index);
   return std::max(0.0, f);
+}
+
+double HoltWinters::TrendForecast(int64_t index) const {
+  if (observed() == 0) return 0;
+  if (p_.score_horizon == 0) return SeasonalForecast(index);
+  const int64_t h = std::max<int64_t>(1, index - last_index());
+  return std::max(0.0, scalars_[kShadowLevel] + Damped(p_.phi, h) * scalars_[kShadowTrend]);
+}
+
+double HoltWinters::seasonal_weight() const {
+  if (p_.score_horizon == 0) return 1;
+  if (!seasonal_ready()) return 0;
+  if (scalars_[kScored] < kMinScored) return 0.5;
+  const double ms = scalars_[kMseSeasonal], mh = scalars_[kMseShadow];
+  if (ms + mh <= 0) return 0.5;
+  return mh / (ms + mh);  // inverse-MSE weights: (1/ms) / (1/ms + 1/mh)
+}
+
+double HoltWinters::Forecast(int64_t index) const {
+  const double w = seasonal_weight();
+  if (w >= 1) return SeasonalForecast(index);
+  if (w <= 0) return TrendForecast(index);
+  return w * SeasonalForecast(index) + (1 - w) * TrendForecast(index);
 }
 
 }  // namespace aiscale::decide::forecast

@@ -42,6 +42,12 @@ struct HoltWintersParams {
   int season_kernel = 5;
   int long_season_slots = 0;   // 0: no long season; e.g. 168 for a week of 1 h slots
   int long_slot_buckets = 60;  // buckets per long-season slot
+  // Horizon (buckets) at which the seasonal model and a shadow level+trend model (same alpha,
+  // beta, phi) are both scored; Forecast() then weights them by inverse mean squared error at
+  // that horizon. 0: no shadow, the seasonal model alone once it is ready. This is what makes a
+  // wrong or absent `season` cost little: the weights move to level+trend.
+  int score_horizon = 0;
+  double score_decay = 0.005;  // EWMA weight of each new squared error (~200 buckets)
 };
 
 // Largest season accepted, in buckets, so the state stays bounded (two weeks of minutes).
@@ -58,8 +64,13 @@ class HoltWinters {
   bool Observe(int64_t index, double y);
 
   // Forecast of bucket `index` (normally > last_index(); nearer ones count as one step ahead).
-  // 0 before any observation; never negative.
+  // 0 before any observation; never negative. With score_horizon > 0 and the season ready,
+  // the inverse-MSE weighted mean of SeasonalForecast() and TrendForecast().
   double Forecast(int64_t index) const;
+  double SeasonalForecast(int64_t index) const;  // the Holt-Winters model alone
+  double TrendForecast(int64_t index) const;     // the shadow level+trend model alone
+  // Weight of the seasonal model in Forecast(), 0..1.
+  double seasonal_weight() const;
 
   // Buckets observed (imputed ones included) since the state was created.
   int64_t observed() const;
@@ -71,17 +82,20 @@ class HoltWinters {
  private:
   double Seasonal(int64_t index) const;
   double LongSeasonal(int64_t index) const;
-  void Update(int64_t index, double y);
+  void Update(int64_t index, double y, bool real);
+  void Score(int64_t index, double y);
   void InitSeasonFromWarmup();
   std::vector<double> Kernel() const;  // 2k+1 weights summing to 1
 
   HoltWintersParams p_;
   std::vector<double> kernel_;
   // scalars_: [0] level, [1] trend, [2] observed count, [3] last index, [4] buckets seen since
-  // the season was (re)started; the season is ready once that reaches season_buckets.
+  // the season was (re)started (ready at season_buckets), [5] shadow level, [6] shadow trend,
+  // [7] seasonal MSE, [8] shadow MSE, [9] forecasts scored since the season became ready.
   std::vector<double>& scalars_;
   std::vector<double>& season_;       // season_buckets values (raw values during warm-up)
   std::vector<double>& long_season_;  // long_season_slots values
+  std::vector<double>& pending_;      // (score_horizon + 1) x [target, seasonal, shadow]
 };
 
 }  // namespace aiscale::decide::forecast

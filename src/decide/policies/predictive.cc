@@ -23,6 +23,8 @@ constexpr const char* kLastDown = "sd.last_down";
 
 PredictivePolicy::PredictivePolicy(PredictiveConfig cfg) : cfg_(std::move(cfg)) {
   cfg_.smoothing.season_buckets = cfg_.season_buckets();
+  // Score the seasonal model against level+trend at the horizon the policy acts on.
+  cfg_.smoothing.score_horizon = cfg_.horizon_buckets();
   if (cfg_.long_season_s > 0) {
     cfg_.smoothing.long_slot_buckets =
         static_cast<int>(std::lround(cfg_.long_season_slot_s / cfg_.bucket_s));
@@ -164,6 +166,7 @@ Recommendation PredictivePolicy::Recommend(const PolicyInput& in, PersistentStat
              {"reactive_value", reactive.value},
              {"forecast_trusted", trusted ? 1 : 0},
              {"seasonal_ready", hw.seasonal_ready() ? 1 : 0},
+             {"seasonal_weight", hw.seasonal_weight()},
              {"history_buckets", static_cast<double>(hw.observed())},
              {"errors", static_cast<double>(eq.count())},
              {"error_quantile", eq.Quantile()}};
