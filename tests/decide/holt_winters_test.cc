@@ -67,11 +67,11 @@ TEST(HoltWinters, SeasonalForecastErrorAfterTwoSeasonsIsSmall) {
     double seasonless_worse;  // without a season the MAE must be this much worse (0: no check)
   };
   // Noise is Gaussian with the stated sd; the "business day" has one-hour ramps at 8:00 and
-  // 17:00 that level+trend can only follow after the fact. On a smooth sinusoid 10 buckets
-  // ahead level+trend is as good (measured: 0.95% vs 1.3%), and at 20% noise the seasonal
-  // indices add variance (docs/predictive.md "Limits"), so there only the error is bounded.
+  // 17:00 that level+trend can only follow after the fact. At 20% noise, or with the wrong
+  // season, the seasonal indices add variance (docs/predictive.md "Limits"); there the
+  // combination with level+trend is what keeps the error bounded.
   const std::vector<Case> cases = {
-      {"daily sinusoid", [](int t) { return Sinusoid(t, 100, 50, kDay); }, 3, kDay, 0.02, 0},
+      {"daily sinusoid", [](int t) { return Sinusoid(t, 100, 50, kDay); }, 3, kDay, 0.02, 1.2},
       {"daily sinusoid with trend", [](int t) { return Sinusoid(t, 100, 50, kDay, 0.01); }, 3, kDay,
        0.02, 0},
       {"business day", BusinessDay, 5, kDay, 0.03, 2},
@@ -96,8 +96,9 @@ TEST(HoltWinters, SeasonalForecastErrorAfterTwoSeasonsIsSmall) {
               << with.mae / with.mean << ", without " << without.mae / without.mean << ", combined "
               << combined.mae / combined.mean << "\n";
     // The inverse-MSE combination is better than the worse of the two and close to the better
-    // (measured: within 1% on the sinusoids and zero-at-night, 11% on the business day, 23% at
-    // 20% noise where seasonal alone is 75% worse).
+    // (measured: better than both on the sinusoids, 11-13% above seasonal on the business day
+    // and zero-at-night, 16-17% above level+trend with the wrong season or 20% noise, where
+    // seasonal alone is 65-100% worse).
     EXPECT_LT(combined.mae, std::max(with.mae, without.mae));
     EXPECT_LT(combined.mae, 1.3 * std::min(with.mae, without.mae));
     EXPECT_LT(combined.mae / combined.mean, c.max_rel_mae);

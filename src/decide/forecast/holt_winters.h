@@ -31,7 +31,7 @@ namespace aiscale::decide::forecast {
 
 struct HoltWintersParams {
   double alpha = 0.1;         // level smoothing, per bucket
-  double beta = 0.02;         // trend smoothing, per bucket
+  double beta = 0.005;        // trend smoothing, per bucket
   double phi = 0.995;         // trend damping per bucket (1 = undamped); keeps far forecasts sane
   double gamma = 0.3;         // seasonal smoothing, per season (shared by the kernel slots)
   double omega = 0.1;         // long-season smoothing, per visit of a long slot's worth of buckets
