@@ -1,0 +1,62 @@
+#include "sim/traces/line_trace_stream.h"
+
+#include "sim/traces/csv_fields.h"
+
+namespace aiscale::sim::traces {
+
+LineTraceStream::LineTraceStream(std::string path, bool has_header, std::string time_field)
+    : path_(std::move(path)), has_header_(has_header), time_field_(std::move(time_field)) {}
+
+Status LineTraceStream::Begin() {
+  started_ = true;
+  RETURN_IF_ERROR(reader_.Open(path_));
+  if (!has_header_) return Status::Ok();
+  if (!reader_.Next(line_)) {
+    RETURN_IF_ERROR(reader_.status());
+    return Status::Error(path_ + ":1: empty file (no header line)");
+  }
+  return ParseHeader(line_, reader_.Where());
+}
+
+Status LineTraceStream::Next(std::vector<TraceRequest>& out, size_t max) {
+  if (failed_) return Status::Error(path_ + ": stream stopped after an earlier error");
+  if (done_) return Status::Ok();
+  auto fail = [this](Status s) {
+    failed_ = true;
+    return s;
+  };
+  if (!started_) {
+    Status s = Begin();
+    if (!s.ok()) return fail(s);
+  }
+  size_t added = 0;
+  while (added < max) {
+    if (!reader_.Next(line_)) {
+      if (!reader_.status().ok()) return fail(reader_.status());
+      if (rows_ == 0) {
+        return fail(Status::Error(reader_.Where() + ": empty trace (no request rows)"));
+      }
+      done_ = true;
+      break;
+    }
+    if (line_.empty()) continue;  // a trailing blank line is not a row
+    TraceRequest req;
+    const std::string where = reader_.Where();
+    Status s = ParseRow(line_, where, req);
+    if (!s.ok()) return fail(s);
+    if (rows_ == 0) {
+      origin_ns_ = req.arrival_ns;
+      previous_ns_ = req.arrival_ns;
+    }
+    s = CheckMonotonic(req.arrival_ns, previous_ns_, time_field_, where);
+    if (!s.ok()) return fail(s);
+    previous_ns_ = req.arrival_ns;
+    req.arrival_ns -= origin_ns_;
+    out.push_back(req);
+    ++rows_;
+    ++added;
+  }
+  return Status::Ok();
+}
+
+}  // namespace aiscale::sim::traces

@@ -1,0 +1,68 @@
+#include "sim/traces/mooncake_trace.h"
+
+#include <cmath>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/traces/csv_fields.h"
+#include "sim/traces/line_trace_stream.h"
+
+namespace aiscale::sim::traces {
+namespace {
+
+class MooncakeStream final : public LineTraceStream {
+ public:
+  explicit MooncakeStream(std::string path)
+      : LineTraceStream(std::move(path), false, "timestamp") {}
+
+ protected:
+  Status ParseHeader(std::string_view, const std::string&) override { return Status::Ok(); }
+  Status ParseRow(std::string_view line, const std::string& where, TraceRequest& req) override {
+    nlohmann::json j;
+    try {
+      j = nlohmann::json::parse(line);
+    } catch (const nlohmann::json::exception& e) {
+      return Status::Error(where + ": not a JSON object: " + e.what());
+    }
+    if (!j.is_object()) return Status::Error(where + ": not a JSON object");
+    auto number = [&](const char* field, double& out) -> Status {
+      const auto it = j.find(field);
+      if (it == j.end()) return FieldError(where, field, "missing field");
+      if (!it->is_number()) return FieldError(where, field, "not a number: " + it->dump());
+      out = it->get<double>();
+      if (!std::isfinite(out) || out < 0) {
+        return FieldError(where, field, "must be a finite number >= 0, got " + it->dump());
+      }
+      return Status::Ok();
+    };
+    double ts_ms = 0, in = 0, out = 0;
+    RETURN_IF_ERROR(number("timestamp", ts_ms));
+    RETURN_IF_ERROR(number("input_length", in));
+    RETURN_IF_ERROR(number("output_length", out));
+    if (in > 4e9 || out > 4e9) return FieldError(where, "input_length", "too large");
+    req.arrival_ns = static_cast<int64_t>(std::llround(ts_ms * 1e6));
+    req.input_tokens = static_cast<uint32_t>(in);
+    req.output_tokens = std::max<uint32_t>(1, static_cast<uint32_t>(out));
+    return Status::Ok();
+  }
+};
+
+class MooncakeSource final : public RequestSource {
+ public:
+  explicit MooncakeSource(std::string path) : path_(std::move(path)) {}
+  Result<std::unique_ptr<RequestStream>> Open() const override {
+    return std::unique_ptr<RequestStream>(std::make_unique<MooncakeStream>(path_));
+  }
+  std::string Describe() const override { return "mooncake_fast25 " + path_; }
+
+ private:
+  std::string path_;
+};
+
+}  // namespace
+
+std::unique_ptr<RequestSource> MooncakeTrace(std::string path) {
+  return std::make_unique<MooncakeSource>(std::move(path));
+}
+
+}  // namespace aiscale::sim::traces
