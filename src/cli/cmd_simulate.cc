@@ -1,21 +1,217 @@
+// `aiscale simulate FILE [--policy P]... [--out DIR] [--json]` and `aiscale demo [--out DIR]`:
+// run a scenario with policies side by side, print the comparison table, write the reports.
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <iomanip>
 #include <iostream>
+#include <sstream>
 
 #include "cli/commands.h"
+#include "sim/report.h"
+#include "sim/runner.h"
+#include "sim/scenario.h"
+
+#ifndef AISCALE_SOURCE_DIR
+#define AISCALE_SOURCE_DIR ""
+#endif
 
 namespace aiscale::cli {
+namespace {
 
-// Not implemented yet: replaced by its owner's work (issue 2).
-int Demo(const Args& args) {
-  (void)args;
-  std::cerr << "aiscale: Demo is not implemented yet\n";
+constexpr const char* kDemoScenario = "examples/demo-bert-large.yaml";
+
+struct SimFlags {
+  std::string file;
+  std::vector<std::string> policies;
+  std::string out = "aiscale-demo";
+  bool json = false;
+  bool quiet = false;
+};
+
+int SimUsage(bool demo) {
+  if (demo) {
+    std::cerr << "usage: aiscale demo [--out DIR] [--json] [--quiet]\n"
+                 "  runs "
+              << kDemoScenario << " (BERT-large on 100 x 8 A100): training vs static\n";
+  } else {
+    std::cerr
+        << "usage: aiscale simulate FILE [--policy P]... [--out DIR] [--json] [--quiet]\n"
+           "  runs the scenario once per policy (default: its `compare` list) and writes\n"
+           "  report.json, report.html and decisions-<policy>.jsonl to DIR (./aiscale-demo)\n";
+  }
   return 2;
 }
 
-// Not implemented yet: replaced by its owner's work (issue 2).
+// Returns false (after printing why) on a bad flag.
+bool ParseFlags(const Args& args, bool demo, SimFlags& f) {
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    auto value = [&](std::string& dst) {
+      if (i + 1 >= args.size()) {
+        std::cerr << "aiscale: " << a << " needs a value\n";
+        return false;
+      }
+      dst = args[++i];
+      return true;
+    };
+    if (a == "--out") {
+      if (!value(f.out)) return false;
+    } else if (a == "--policy" && !demo) {
+      std::string p;
+      if (!value(p)) return false;
+      f.policies.push_back(p);
+    } else if (a == "--json") {
+      f.json = true;
+    } else if (a == "--quiet") {
+      f.quiet = true;
+    } else if (a == "--help" || a == "-h") {
+      return false;
+    } else if (!demo && f.file.empty() && (a.empty() || a[0] != '-')) {
+      f.file = a;
+    } else {
+      std::cerr << "aiscale: unknown argument '" << a << "'\n";
+      return false;
+    }
+  }
+  if (!demo && f.file.empty()) {
+    std::cerr << "aiscale: simulate needs a scenario FILE\n";
+    return false;
+  }
+  return true;
+}
+
+// The demo scenario from the working directory (a checkout) or from the source tree this
+// binary was built from.
+std::string FindDemoScenario() {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::exists(kDemoScenario, ec)) return kDemoScenario;
+  const fs::path built = fs::path(AISCALE_SOURCE_DIR) / kDemoScenario;
+  if (std::string(AISCALE_SOURCE_DIR).size() && fs::exists(built, ec)) return built.string();
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    for (fs::path d = exe.parent_path(); !d.empty() && d != d.root_path(); d = d.parent_path()) {
+      if (fs::exists(d / kDemoScenario, ec)) return (d / kDemoScenario).string();
+    }
+  }
+  return kDemoScenario;  // the error then names the path looked for
+}
+
+std::string Cell(double v, int decimals) {
+  std::ostringstream os;
+  os << std::fixed << std::setprecision(decimals) << v;
+  return os.str();
+}
+
+void PrintTable(const nlohmann::json& report, std::ostream& os) {
+  const auto& runs = report["runs"];
+  const nlohmann::json* st = nullptr;
+  for (const auto& r : runs) {
+    if (r.value("policy", "") == "static") st = &r;
+  }
+  struct Row {
+    const char* label;
+    const char* key;
+    double scale;
+    int decimals;
+  };
+  const Row rows[] = {{"GPU-hours", "gpu_hours", 1, 1},
+                      {"job completion time (h)", "completion_time_s", 1 / 3600.0, 2},
+                      {"mean GPU utilization", "mean_gpu_util", 1, 3},
+                      {"rescales", "rescales", 1, 0},
+                      {"rescales per hour", "rescales_per_hour", 1, 2},
+                      {"time to replace failed node (s)", "max_failure_replacement_s", 1, 0}};
+  const int w0 = 34, w = 14;
+  os << std::left << std::setw(w0) << "" << std::right;
+  for (const auto& r : runs) os << std::setw(w) << r.value("policy", "");
+  if (st) {
+    for (const auto& r : runs) {
+      if (&r != st) os << std::setw(w + 4) << (r.value("policy", "") + "/static");
+    }
+  }
+  os << "\n";
+  for (const Row& row : rows) {
+    os << std::left << std::setw(w0) << row.label << std::right;
+    for (const auto& r : runs)
+      os << std::setw(w) << Cell(r.value(row.key, 0.0) * row.scale, row.decimals);
+    if (st) {
+      const double b = st->value(row.key, 0.0);
+      for (const auto& r : runs) {
+        if (&r == st) continue;
+        const double a = r.value(row.key, 0.0);
+        os << std::setw(w + 4) << (b != 0 ? Cell(a / b, 3) : std::string("-"));
+      }
+    }
+    os << "\n";
+  }
+  for (const auto& r : runs) {
+    if (r.value("cut", false)) {
+      os << "note: " << r.value("policy", "") << " was cut at the duration limit ("
+         << Cell(r.value("end_s", 0.0) / 3600, 1) << " h) before the job finished\n";
+    }
+  }
+}
+
+int RunSimulation(const SimFlags& f) {
+  const auto wall0 = std::chrono::steady_clock::now();
+  auto scenario = sim::LoadScenario(f.file);
+  if (!scenario.ok()) {
+    std::cerr << scenario.status().message() << "\n";
+    return 1;
+  }
+  sim::RunOptions opt;
+  opt.policies = f.policies;
+  opt.progress_every_sim_s = 1800;
+  const bool tty_progress = !f.quiet;
+  if (tty_progress) {
+    opt.on_progress = [](const sim::RunProgress& p) {
+      std::fprintf(stderr, "\r  %-12s simulated %7.2f h  %5.1f%%", p.policy.c_str(), p.sim_s / 3600,
+                   100 * std::min(1.0, std::max(0.0, p.fraction)));
+      if (p.finished) std::fprintf(stderr, "\n");
+      std::fflush(stderr);
+    };
+    std::cerr << "aiscale: simulating " << scenario->name << " (" << f.file << ")\n";
+  }
+  auto result = sim::RunScenario(*scenario, opt);
+  if (!result.ok()) {
+    std::cerr << "aiscale: " << result.status().message() << "\n";
+    return 1;
+  }
+  auto written = sim::WriteReport(*result, f.out);
+  if (!written.ok()) {
+    std::cerr << "aiscale: " << written.status().message() << "\n";
+    return 1;
+  }
+  const nlohmann::json report = sim::ReportJson(*result);
+  const double wall =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  if (f.json) {
+    std::cout << report.dump(1) << "\n";
+  } else {
+    std::cout << "scenario " << result->scenario << " (seed " << result->seed << ")\n\n";
+    PrintTable(report, std::cout);
+    std::cout << "\nwrote " << written->json_path << "\nwrote " << written->html_path << "\n";
+    for (const auto& p : written->decision_logs) std::cout << "wrote " << p << "\n";
+    std::cout << "simulated in " << Cell(wall, 2) << " s\n";
+  }
+  return 0;
+}
+
+}  // namespace
+
+int Demo(const Args& args) {
+  SimFlags f;
+  if (!ParseFlags(args, /*demo=*/true, f)) return SimUsage(true);
+  f.file = FindDemoScenario();
+  return RunSimulation(f);
+}
+
 int Simulate(const Args& args) {
-  (void)args;
-  std::cerr << "aiscale: Simulate is not implemented yet\n";
-  return 2;
+  SimFlags f;
+  if (!ParseFlags(args, /*demo=*/false, f)) return SimUsage(false);
+  return RunSimulation(f);
 }
 
 }  // namespace aiscale::cli

@@ -112,6 +112,11 @@ Result<RunResult> RunPolicy(const Scenario& s, const PolicyRun& run, const RunOp
     if (!sim.finished) sim.q.After(report, sample_event);
   };
   std::function<void()> tick = [&] {
+    if (AllDone(sim)) {  // finished since the last tick: nothing left to decide
+      sim.finished = true;
+      sim.q.Stop();
+      return;
+    }
     for (Decision& d : sim.controller->Tick()) {
       ++out.decisions_total;
       if (out.decisions.size() < opt.decision_log_limit) out.decisions.push_back(std::move(d));
@@ -119,7 +124,7 @@ Result<RunResult> RunPolicy(const Scenario& s, const PolicyRun& run, const RunOp
     const double now_s = SinceEpochSeconds(sim.q.Now());
     if (opt.on_progress && now_s >= next_progress_s) {
       next_progress_s += opt.progress_every_sim_s;
-      opt.on_progress({run.label, now_s, WorkFraction(sim, s.duration_s)});
+      opt.on_progress({run.label, now_s, WorkFraction(sim, s.duration_s), false});
     }
     if (AllDone(sim)) {
       sim.finished = true;
@@ -139,7 +144,9 @@ Result<RunResult> RunPolicy(const Scenario& s, const PolicyRun& run, const RunOp
     out.workloads.push_back(
         {sim.workloads[i]->ref().name, sim.workloads[i]->Summary(), std::move(sim.timelines[i])});
   }
-  if (opt.on_progress) opt.on_progress({run.label, out.end_s, WorkFraction(sim, s.duration_s)});
+  if (opt.on_progress) {
+    opt.on_progress({run.label, out.end_s, WorkFraction(sim, s.duration_s), true});
+  }
   out.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   return out;
 }

@@ -24,7 +24,8 @@ namespace aiscale::sim {
 struct RunProgress {
   std::string policy;
   double sim_s = 0;
-  double fraction = 0;  // of the work (or of the duration limit when work has no end)
+  double fraction = 0;    // of the work (or of the duration limit when work has no end)
+  bool finished = false;  // the run's last report
 };
 
 struct RunOptions {

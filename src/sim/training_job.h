@@ -40,7 +40,7 @@ class TrainingJob final : public SimWorkload, public NodeOwner {
   nlohmann::json Summary() const override;
   nlohmann::json TimelinePoint(TimePoint now) const override;
   double ColdStartSeconds() const override;
-  double Progress() const override { return done_ ? 1.0 : steps_ / cfg_.total_steps; }
+  double Progress() const override;
 
   void OnNodeUp(int node) override;
   void OnNodeFailed(int node) override;

@@ -104,6 +104,12 @@ std::vector<Observation> TrainingJob::Signal(std::string_view name, TimePoint no
   return out;
 }
 
+double TrainingJob::Progress() const {
+  if (done_) return 1.0;
+  if (!q_ || segments_.empty()) return 0.0;
+  return StepsAt(q_->Now()) / cfg_.total_steps;
+}
+
 nlohmann::json TrainingJob::TimelinePoint(TimePoint now) const {
   const int alloc_gpus = static_cast<int>(nodes_.size()) * gpus_per_node();
   const double run_gpus = static_cast<double>(running_.size()) * gpus_per_node();

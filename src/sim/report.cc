@@ -1,0 +1,140 @@
+#include "sim/report.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "sim/report_html.h"
+
+namespace aiscale::sim {
+namespace {
+
+// How many scaling decisions (action != none) a run entry lists in full.
+constexpr size_t kDecisionChangesKept = 500;
+
+double Num(const nlohmann::json& j, const char* key) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_number() ? it->get<double>() : 0.0;
+}
+
+nlohmann::json DecisionSummary(const RunResult& r) {
+  std::map<std::string, int> by_rule, by_action;
+  nlohmann::json changes = nlohmann::json::array();
+  for (const Decision& d : r.decisions) {
+    ++by_rule[d.recommendation.rule.empty() ? "(none)" : d.recommendation.rule];
+    ++by_action[std::string(ActionName(d.action))];
+    if (d.action != Action::kNone && changes.size() < kDecisionChangesKept) {
+      changes.push_back(ToJson(d));
+    }
+  }
+  return {{"total", r.decisions_total},
+          {"kept", r.decisions.size()},
+          {"by_rule", by_rule},
+          {"by_action", by_action},
+          {"changes", changes}};
+}
+
+}  // namespace
+
+nlohmann::json RunEntry(const RunResult& r) {
+  nlohmann::json e = nlohmann::json::object();
+  nlohmann::json workloads = nlohmann::json::array();
+  nlohmann::json timeline = nlohmann::json::array();
+  for (const auto& w : r.workloads) {
+    nlohmann::json s = w.summary;
+    s["name"] = w.name;
+    workloads.push_back(s);
+    for (const auto& p : w.timeline) {
+      nlohmann::json q = p;
+      if (r.workloads.size() > 1) q["workload"] = w.name;
+      timeline.push_back(std::move(q));
+    }
+  }
+  if (r.workloads.size() == 1) {
+    e = r.workloads[0].summary;
+  } else {
+    double gpu_h = 0, util_w = 0, completion = 0, replace = 0, cost = 0;
+    int rescales = 0;
+    for (const auto& w : r.workloads) {
+      const double g = Num(w.summary, "gpu_hours");
+      gpu_h += g;
+      cost += Num(w.summary, "cost_usd");
+      util_w += g * Num(w.summary, "mean_gpu_util");
+      completion = std::max(completion, Num(w.summary, "completion_time_s"));
+      replace = std::max(replace, Num(w.summary, "max_failure_replacement_s"));
+      rescales += static_cast<int>(Num(w.summary, "rescales"));
+    }
+    e = {{"gpu_hours", gpu_h},
+         {"cost_usd", cost},
+         {"completion_time_s", completion},
+         {"mean_gpu_util", gpu_h > 0 ? util_w / gpu_h : 0.0},
+         {"rescales", rescales},
+         {"max_failure_replacement_s", replace}};
+  }
+  // The keys every consumer relies on exist whatever the workload kind reported.
+  for (const char* k :
+       {"gpu_hours", "completion_time_s", "mean_gpu_util", "max_failure_replacement_s"}) {
+    if (!e.contains(k)) e[k] = 0.0;
+  }
+  if (!e.contains("rescales")) e["rescales"] = 0;
+  e["policy"] = r.policy;
+  e["cut"] = r.cut;
+  e["end_s"] = r.end_s;
+  const double hours = Num(e, "completion_time_s") / 3600.0;
+  e["rescales_per_hour"] = hours > 0 ? Num(e, "rescales") / hours : 0.0;
+  e["workloads"] = workloads;
+  e["timeline"] = timeline;
+  e["decisions"] = DecisionSummary(r);
+  return e;
+}
+
+nlohmann::json ReportJson(const ScenarioResult& r) {
+  nlohmann::json runs = nlohmann::json::array();
+  for (const auto& run : r.runs) runs.push_back(RunEntry(run));
+  return {{"scenario", r.scenario},
+          {"file", r.file},
+          {"seed", r.seed},
+          {"duration_limit_s", r.duration_limit_s},
+          {"runs", runs}};
+}
+
+std::string DecisionLogJsonl(const RunResult& r) {
+  std::ostringstream os;
+  for (const Decision& d : r.decisions) os << ToJson(d).dump() << "\n";
+  return os.str();
+}
+
+Result<WrittenReport> WriteReport(const ScenarioResult& r, const std::string& dir) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) return Status::Error("unable to create report folder " + dir + ": " + ec.message());
+  auto write = [](const fs::path& p, const std::string& text) -> Status {
+    std::ofstream f(p, std::ios::binary | std::ios::trunc);
+    f << text;
+    f.close();
+    if (!f) return Status::Error("unable to write " + p.string());
+    return Status::Ok();
+  };
+  WrittenReport out;
+  const nlohmann::json j = ReportJson(r);
+  const fs::path base(dir);
+  out.json_path = (base / "report.json").string();
+  out.html_path = (base / "report.html").string();
+  RETURN_IF_ERROR(write(out.json_path, j.dump(1) + "\n"));
+  RETURN_IF_ERROR(write(out.html_path, ReportHtml(j)));
+  for (const auto& run : r.runs) {
+    std::string safe = run.policy;
+    for (char& c : safe) {
+      if (!isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_') c = '_';
+    }
+    const std::string p = (base / ("decisions-" + safe + ".jsonl")).string();
+    RETURN_IF_ERROR(write(p, DecisionLogJsonl(run)));
+    out.decision_logs.push_back(p);
+  }
+  return out;
+}
+
+}  // namespace aiscale::sim
