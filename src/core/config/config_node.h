@@ -97,6 +97,9 @@ class ConfigNode {
   void ErrorAt(const std::string& key, const std::string& message) const;
 
   ConfigErrors* errors() const { return errors_; }
+  // The file this node was read from (empty when parsed from text without a name); lets a
+  // config resolve relative paths against its own directory.
+  std::string file() const { return file_ ? *file_ : std::string(); }
 
  private:
   ConfigError MakeError(const YAML::Node& at, const std::string& path,

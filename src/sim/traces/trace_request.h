@@ -42,6 +42,11 @@ class RequestSource {
   virtual std::string Describe() const = 0;
 };
 
+// A source over requests already in memory (tests, benchmarks, synthetic load); they must be
+// in time order.
+std::unique_ptr<RequestSource> VectorSource(std::vector<TraceRequest> requests,
+                                            std::string description = "in-memory requests");
+
 // Reads a whole stream (tests and small traces only).
 Result<std::vector<TraceRequest>> ReadAll(RequestStream& s);
 

@@ -1,0 +1,223 @@
+#include "sim/inference/inference_service.h"
+
+#include <algorithm>
+
+#include "core/signal.h"
+
+namespace aiscale::sim::inference {
+
+struct InferenceService::Replay {
+  std::unique_ptr<traces::RequestStream> stream;
+  std::vector<traces::TraceRequest> buf;
+  size_t pos = 0;
+  bool exhausted = false;
+  Status status;
+};
+
+InferenceService::InferenceService(std::shared_ptr<const InferenceSpec> spec, WorkloadEnv env)
+    : spec_(std::move(spec)), env_(std::move(env)) {
+  ref_.kind = "InferenceService";
+  ref_.name = env_.name;
+  engine_ = std::make_unique<ServingEngine>(spec_->engine);
+  replay_ = std::make_unique<Replay>();
+}
+
+InferenceService::~InferenceService() = default;
+
+void InferenceService::Start(EventQueue& q) {
+  q_ = &q;
+  start_ = q.Now();
+  auto s = spec_->trace->Open();
+  if (s.ok()) {
+    replay_->stream = std::move(s).value();
+  } else {
+    replay_->status = s.status();
+    replay_->exhausted = true;
+  }
+  // The initial replicas were warm before the run began.
+  for (int i = 0; i < env_.initial_replicas; ++i) active_.push_back(engine_->AddReplica(0));
+  Tick();
+}
+
+void InferenceService::Tick() {
+  // Coarse heartbeat: keeps the model moving when nothing looks at it, and the queue
+  // non-empty until the trace is replayed and drained.
+  Sync();
+  if (Done()) return;
+  q_->After(Seconds(60), [this] { Tick(); });
+}
+
+void InferenceService::SyncTo(TimePoint t) const {
+  const int64_t until = ToEngine(t);
+  Replay& r = *replay_;
+  while (!r.exhausted && r.stream) {
+    if (r.pos == r.buf.size()) {
+      r.buf.clear();
+      r.pos = 0;
+      r.status = r.stream->Next(r.buf, 4096);
+      if (!r.status.ok() || r.buf.empty()) {
+        r.exhausted = true;
+        break;
+      }
+    }
+    const traces::TraceRequest& next = r.buf[r.pos];
+    if (next.arrival_ns > until) break;
+    engine_->Arrive(next);
+    ++r.pos;
+  }
+  if (until > engine_->now_ns()) engine_->AdvanceTo(until);
+}
+
+bool InferenceService::Done() const {
+  Sync();
+  return replay_->exhausted && engine_->Idle();
+}
+
+Result<ScaleState> InferenceService::Observe() {
+  Sync();
+  ScaleState s;
+  s.current = static_cast<int>(active_.size());
+  for (const auto& v : engine_->Replicas()) {
+    if (v.state == ReplicaState::kReady) ++s.ready;
+  }
+  return s;
+}
+
+Status InferenceService::Apply(int desired) {
+  if (desired < 0) return Status::Error("unable to scale " + ref_.Key() + " to a negative size");
+  Sync();
+  const int current = static_cast<int>(active_.size());
+  if (desired == current) return Status::Ok();
+  ++scale_events_;
+  const int64_t ready_at =
+      engine_->now_ns() + static_cast<int64_t>(spec_->ColdStartSeconds() * 1e9);
+  for (int i = current; i < desired; ++i) active_.push_back(engine_->AddReplica(ready_at));
+  if (desired >= current) return Status::Ok();
+  // Which to remove: starting ones first (newest first), then the least loaded ready ones.
+  std::vector<ReplicaView> views = engine_->Replicas();
+  auto view = [&](int id) {
+    return *std::find_if(views.begin(), views.end(),
+                         [id](const ReplicaView& v) { return v.id == id; });
+  };
+  std::vector<int> order(active_.rbegin(), active_.rend());  // newest first
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+    const ReplicaView va = view(a), vb = view(b);
+    const bool sa = va.state == ReplicaState::kStarting, sb = vb.state == ReplicaState::kStarting;
+    if (sa != sb) return sa;
+    return !sa && va.in_flight < vb.in_flight;
+  });
+  for (int i = 0; i < current - desired; ++i) {
+    engine_->RemoveReplica(order[static_cast<size_t>(i)]);
+    active_.erase(std::find(active_.begin(), active_.end(), order[static_cast<size_t>(i)]));
+  }
+  return Status::Ok();
+}
+
+std::vector<Observation> InferenceService::Signal(std::string_view name, TimePoint now) {
+  SyncTo(now);
+  const int64_t t = ToEngine(now);
+  const RequestStats& st = engine_->stats();
+  std::vector<Observation> out;
+  auto one = [&](double v) { out.push_back(Observation{std::string(name), "", v, now, true}); };
+  if (name == signals::kRequestRate) {
+    one(st.ArrivalRate(t));
+  } else if (name == signals::kQueueLen) {
+    one(static_cast<double>(engine_->queue_len()));
+  } else if (name == signals::kTokensPerS) {
+    one(st.TokenRate(t));
+  } else if (name == signals::kLatencyP99S || name == signals::kTtftP99S) {
+    const double v = st.WindowQuantile(t, 0.99, name == signals::kTtftP99S);
+    if (v > 0) one(v);
+  } else if (name == signals::kConcurrency || name == signals::kKvCacheUsage ||
+             name == signals::kGpuUtil) {
+    const bool llm = spec_->engine.model.kind == ReplicaModel::Kind::kLlm;
+    if (name == signals::kKvCacheUsage && !llm) return out;
+    for (const auto& v : engine_->Replicas()) {
+      if (v.state != ReplicaState::kReady) continue;
+      const std::string inst = "replica-" + std::to_string(v.id);
+      if (name == signals::kConcurrency) {
+        out.push_back(
+            Observation{std::string(name), inst, static_cast<double>(v.in_flight), now, true});
+      } else if (name == signals::kKvCacheUsage) {
+        out.push_back(Observation{std::string(name), inst, v.kv_usage, now, true});
+      } else {
+        const double util = 100 * engine_->TakeBusyFraction(v.id);
+        for (int g = 0; g < spec_->engine.model.gpus_per_replica; ++g) {
+          out.push_back(
+              Observation{std::string(name), inst + "/gpu" + std::to_string(g), util, now, true});
+        }
+      }
+    }
+  }
+  return out;
+}
+
+const Result<OracleResult>& InferenceService::Oracle() const {
+  if (!oracle_) {
+    auto stream = spec_->trace->Open();
+    if (!stream.ok()) {
+      oracle_ = std::make_unique<Result<OracleResult>>(stream.status());
+    } else {
+      OracleOptions o;
+      o.engine = spec_->engine;
+      o.interval_s = spec_->oracle_interval_s;
+      oracle_ = std::make_unique<Result<OracleResult>>(ComputeOracle(**stream, o));
+    }
+  }
+  return *oracle_;
+}
+
+nlohmann::json InferenceService::Summary() const {
+  Sync();
+  const RequestStats& st = engine_->stats();
+  const double gpu_h = engine_->GpuSeconds() / 3600.0;
+  nlohmann::json j = {{"kind", "InferenceService"},
+                      {"gpu_hours", gpu_h},
+                      {"cost_usd", gpu_h * spec_->price_per_gpu_hour},
+                      {"requests", st.arrived()},
+                      {"completed", st.completed()},
+                      {"within_slo", st.within_slo()},
+                      {"slo_attainment", st.Attainment()},
+                      {"latency_p50_s", st.latency().QuantileSeconds(0.5)},
+                      {"latency_p99_s", st.latency().QuantileSeconds(0.99)},
+                      {"ttft_p50_s", st.ttft().QuantileSeconds(0.5)},
+                      {"ttft_p99_s", st.ttft().QuantileSeconds(0.99)},
+                      {"timed_out", st.timed_out()},
+                      {"dropped", st.dropped()},
+                      {"scale_events", scale_events_},
+                      {"ready_replica_hours", engine_->ReadyReplicaSeconds() / 3600.0},
+                      {"cold_start_s", spec_->ColdStartSeconds()},
+                      {"slo",
+                       {{"ttft_s", st.slo().ttft_s},
+                        {"latency_s", st.slo().latency_s},
+                        {"attainment", st.slo().attainment}}},
+                      {"trace", spec_->trace->Describe()}};
+  if (!replay_->status.ok()) j["trace_error"] = replay_->status.message();
+  const auto& o = Oracle();
+  if (o.ok()) {
+    j["oracle_gpu_hours"] = o->gpu_hours;
+    j["oracle_attainment"] = o->attainment;
+    j["gpu_hours_over_oracle"] = o->gpu_hours > 0 ? gpu_h / o->gpu_hours : 0.0;
+    j["static_peak_replicas"] = o->static_peak_replicas;
+  } else {
+    j["oracle_error"] = o.status().message();
+  }
+  return j;
+}
+
+nlohmann::json InferenceService::TimelinePoint(TimePoint now) const {
+  SyncTo(now);
+  const int64_t t = ToEngine(now);
+  const RequestStats& st = engine_->stats();
+  return {{"t_s", SinceEpochSeconds(now)},
+          {"desired", static_cast<int>(active_.size())},
+          {"ready", engine_->CountState(ReplicaState::kReady)},
+          {"draining", engine_->CountState(ReplicaState::kDraining)},
+          {"request_rate", st.ArrivalRate(t)},
+          {"queue_len", static_cast<double>(engine_->queue_len())},
+          {"latency_p99_s", st.WindowQuantile(t, 0.99, false)},
+          {"ttft_p99_s", st.WindowQuantile(t, 0.99, true)},
+          {"gpu_hours", engine_->GpuSeconds() / 3600.0}};
+}
+
+}  // namespace aiscale::sim::inference

@@ -1,0 +1,68 @@
+// InferenceService: a simulated model-serving deployment replaying a request trace, the
+// SimWorkload (sim/sim_workload.h) that the runner, SimSource and SimActuator talk to.
+//
+// Engine side: current = replicas not being removed; ready = those serving. Apply(n) adds
+// replicas that serve after provisioning + model load (cold start), or removes the newest
+// still-starting ones first, then the least loaded ready ones, which drain (billed until
+// their last request finishes). Metrics side (per ServingEngine, over the metrics window,
+// stamped with the time asked): request_rate, queue_len, tokens_per_s, latency_p99_s and
+// ttft_p99_s for the service (the p99s only when something completed in the window);
+// concurrency and kv_cache_usage per ready replica ("replica-K"); gpu_util per GPU of each
+// ready replica ("replica-K/gpuJ", busy time since the previous scrape, 0-100).
+// The model advances lazily to the event queue's time whenever it is looked at, and on a
+// coarse periodic event, so every Controller tick sees the exact state at its own time.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "sim/inference/inference_spec.h"
+#include "sim/inference/oracle.h"
+#include "sim/inference/serving_engine.h"
+#include "sim/sim_workload.h"
+#include "sim/workload_env.h"
+
+namespace aiscale::sim::inference {
+
+class InferenceService final : public SimWorkload {
+ public:
+  InferenceService(std::shared_ptr<const InferenceSpec> spec, WorkloadEnv env);
+  ~InferenceService() override;
+
+  const WorkloadRef& ref() const override { return ref_; }
+  void Start(EventQueue& q) override;
+  bool Done() const override;
+  Result<ScaleState> Observe() override;
+  Status Apply(int desired) override;
+  std::vector<Observation> Signal(std::string_view name, TimePoint now) override;
+  nlohmann::json Summary() const override;
+  nlohmann::json TimelinePoint(TimePoint now) const override;
+  double ColdStartSeconds() const override { return spec_->ColdStartSeconds(); }
+  double Progress() const override { return -1; }
+
+  // The oracle and static-peak size for this service's trace (computed once, on first use).
+  const Result<OracleResult>& Oracle() const;
+  const ServingEngine& engine() const { return *engine_; }
+  // Advances the model to `t` (tests, bench); the queue's time is used otherwise.
+  void SyncTo(TimePoint t) const;
+
+ private:
+  struct Replay;  // the open trace stream and its read-ahead buffer
+  void Sync() const { SyncTo(q_ ? q_->Now() : start_); }
+  int64_t ToEngine(TimePoint t) const { return (t - start_).count(); }
+  void Tick();
+
+  std::shared_ptr<const InferenceSpec> spec_;
+  WorkloadEnv env_;
+  WorkloadRef ref_;
+  EventQueue* q_ = nullptr;
+  TimePoint start_{};
+  std::unique_ptr<ServingEngine> engine_;
+  std::unique_ptr<Replay> replay_;
+  std::vector<int> active_;  // replica ids not being removed, oldest first
+  int scale_events_ = 0;
+  mutable std::unique_ptr<Result<OracleResult>> oracle_;
+};
+
+}  // namespace aiscale::sim::inference

@@ -1,0 +1,85 @@
+#include "sim/inference/replica_model.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace aiscale::sim::inference {
+namespace {
+
+int64_t ToNs(double s) { return std::max<int64_t>(1, static_cast<int64_t>(std::llround(s * 1e9))); }
+
+}  // namespace
+
+int64_t ReplicaModel::StepNs(int batch, int64_t kv) const {
+  return ToNs(llm.decode_base_s + llm.decode_per_seq_s * batch +
+              llm.decode_per_kv_token_s * static_cast<double>(kv));
+}
+
+int64_t ReplicaModel::PrefillNs(int64_t input_tokens) const {
+  return static_cast<int64_t>(
+      std::llround(llm.prefill_s_per_token * static_cast<double>(input_tokens) * 1e9));
+}
+
+int64_t ReplicaModel::ServiceNs(uint32_t output_tokens, double u, double z) const {
+  double s = plain.mean_s;
+  switch (plain.dist) {
+    case PlainReplica::Dist::kConstant:
+      break;
+    case PlainReplica::Dist::kExponential:
+      s = -plain.mean_s * std::log1p(-u);
+      break;
+    case PlainReplica::Dist::kLognormal: {
+      // Mean and cv of the lognormal itself: sigma^2 = ln(1 + cv^2), mu = ln(mean) - sigma^2/2.
+      const double sigma2 = std::log1p(plain.cv * plain.cv);
+      s = std::exp(std::log(plain.mean_s) - sigma2 / 2 + std::sqrt(sigma2) * z);
+      break;
+    }
+  }
+  return ToNs(s + plain.per_output_token_s * output_tokens);
+}
+
+ReplicaModel ReplicaModel::Parse(const config::ConfigNode& node) {
+  using config::Above;
+  using config::AtLeast;
+  ReplicaModel m;
+  if (!node.IsDefined()) {
+    node.Error("is required (the replica capacity model)");
+    return m;
+  }
+  const std::string kind = node.Enum("kind", "llm", {"llm", "plain"});
+  m.gpus_per_replica = node.Int("gpus", 1, AtLeast(1));
+  if (kind == "llm") {
+    m.kind = Kind::kLlm;
+    node.CheckKnown({"kind", "gpus", "max_batch", "kv_capacity_tokens", "prefill_s_per_token",
+                     "decode_base_s", "decode_per_seq_s", "decode_per_kv_token_s"});
+    m.llm.max_batch = node.Int("max_batch", m.llm.max_batch, AtLeast(1));
+    m.llm.kv_capacity_tokens = static_cast<int64_t>(node.Number(
+        "kv_capacity_tokens", static_cast<double>(m.llm.kv_capacity_tokens), AtLeast(1)));
+    m.llm.prefill_s_per_token =
+        node.Number("prefill_s_per_token", m.llm.prefill_s_per_token, AtLeast(0));
+    m.llm.decode_base_s = node.Number("decode_base_s", m.llm.decode_base_s, Above(0));
+    m.llm.decode_per_seq_s = node.Number("decode_per_seq_s", m.llm.decode_per_seq_s, AtLeast(0));
+    m.llm.decode_per_kv_token_s =
+        node.Number("decode_per_kv_token_s", m.llm.decode_per_kv_token_s, AtLeast(0));
+  } else {
+    m.kind = Kind::kPlain;
+    node.CheckKnown({"kind", "gpus", "concurrency", "service_time", "per_output_token_s"});
+    m.plain.concurrency = node.Int("concurrency", 1, AtLeast(1));
+    m.plain.per_output_token_s = node.Number("per_output_token_s", 0, AtLeast(0));
+    const auto st = node.Child("service_time");
+    if (!st.IsDefined()) {
+      node.ErrorAt("service_time", "is required for kind plain");
+    } else {
+      st.CheckKnown({"dist", "mean_s", "cv"});
+      const std::string d = st.Enum("dist", "constant", {"constant", "exponential", "lognormal"});
+      m.plain.dist = d == "constant"      ? PlainReplica::Dist::kConstant
+                     : d == "exponential" ? PlainReplica::Dist::kExponential
+                                          : PlainReplica::Dist::kLognormal;
+      m.plain.mean_s = st.Number("mean_s", 1, Above(0));
+      m.plain.cv = st.Number("cv", 0.5, AtLeast(0));
+    }
+  }
+  return m;
+}
+
+}  // namespace aiscale::sim::inference

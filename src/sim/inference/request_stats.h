@@ -1,0 +1,75 @@
+// RequestStats: what happened to requests, for the report (whole run) and for the signals a
+// real server exports (over the last scrape window).
+//
+// Whole run: counts (arrived, completed, within SLO, timed out in the queue, dropped), and
+// latency/TTFT histograms. Windowed: arrivals and generated tokens in 1 s buckets, and the
+// (latency, TTFT) of requests completed in the last `window` (for p99 over the window).
+// A request is within SLO when it completed with TTFT <= slo.ttft_s and end-to-end latency
+// <= slo.latency_s; dropped and timed-out requests never are. Not thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <vector>
+
+#include "sim/inference/latency_histogram.h"
+
+namespace aiscale::sim::inference {
+
+struct Slo {
+  double ttft_s = 2;
+  double latency_s = 20;
+  double attainment = 0.99;  // the fraction of requests that must be within the bounds
+};
+
+class RequestStats {
+ public:
+  RequestStats(Slo slo, int64_t window_ns);
+
+  void OnArrival(int64_t t_ns);
+  void OnTokens(int64_t t_ns, uint64_t tokens);
+  void OnComplete(int64_t t_ns, int64_t latency_ns, int64_t ttft_ns);
+  void OnTimeout() { ++timed_out_; }
+  void OnDrop() { ++dropped_; }
+
+  uint64_t arrived() const { return arrived_; }
+  uint64_t completed() const { return completed_; }
+  uint64_t within_slo() const { return within_slo_; }
+  uint64_t timed_out() const { return timed_out_; }
+  uint64_t dropped() const { return dropped_; }
+  double Attainment() const;
+  const LatencyHistogram& latency() const { return latency_; }
+  const LatencyHistogram& ttft() const { return ttft_; }
+  const Slo& slo() const { return slo_; }
+
+  // Over the window ending at now (per second; 1 s resolution).
+  double ArrivalRate(int64_t now_ns) const;
+  double TokenRate(int64_t now_ns) const;
+  // p-quantile (nearest rank) of requests completed in (now - window, now]; 0 when none.
+  double WindowQuantile(int64_t now_ns, double q, bool ttft) const;
+
+ private:
+  struct Bucket {
+    int64_t second = -1;
+    uint64_t arrivals = 0;
+    uint64_t tokens = 0;
+  };
+  struct Done {
+    int64_t t_ns;
+    float latency_s;
+    float ttft_s;
+  };
+  Bucket& BucketAt(int64_t t_ns);
+  double WindowSum(int64_t now_ns, bool tokens) const;
+
+  Slo slo_;
+  int64_t slo_ttft_ns_, slo_latency_ns_;
+  int64_t window_ns_;
+  std::vector<Bucket> ring_;
+  std::deque<Done> recent_;
+  uint64_t arrived_ = 0, completed_ = 0, within_slo_ = 0, timed_out_ = 0, dropped_ = 0;
+  LatencyHistogram latency_, ttft_;
+  mutable std::vector<float> scratch_;
+};
+
+}  // namespace aiscale::sim::inference

@@ -1,0 +1,321 @@
+#include "sim/inference/serving_engine.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace aiscale::sim::inference {
+namespace {
+
+uint64_t Mix(uint64_t x) {  // splitmix64 finaliser
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+double Unit(uint64_t h) { return (static_cast<double>(h >> 11) + 0.5) * 0x1.0p-53; }
+
+}  // namespace
+
+ServingEngine::ServingEngine(EngineOptions o)
+    : o_(std::move(o)),
+      stats_(o_.slo, static_cast<int64_t>(o_.window_s * 1e9)),
+      timeout_ns_(static_cast<int64_t>(o_.queue_timeout_s * 1e9)) {}
+
+int ServingEngine::AddReplica(int64_t ready_at_ns) {
+  const int id = static_cast<int>(replicas_.size());
+  replicas_.emplace_back();
+  Replica& r = replicas_.back();
+  r.id = id;
+  r.requested_ns = now_;
+  r.ready_ns = std::max(ready_at_ns, now_);
+  live_.push_back(id);
+  if (r.ready_ns <= now_) {
+    OnReady(r);
+  } else {
+    Schedule(r, r.ready_ns);
+  }
+  return id;
+}
+
+void ServingEngine::RemoveReplica(int id) {
+  Replica& r = replicas_[static_cast<size_t>(id)];
+  if (r.state == ReplicaState::kStarting) {
+    r.state = ReplicaState::kRetired;
+    r.retired_ns = now_;
+    ++r.version;  // cancels the ready event
+    live_.erase(std::find(live_.begin(), live_.end(), id));
+  } else if (r.state == ReplicaState::kReady) {
+    r.state = ReplicaState::kDraining;
+    MaybeRetire(r);
+  }
+}
+
+void ServingEngine::MaybeRetire(Replica& r) {
+  if (r.state != ReplicaState::kDraining || r.in_flight > 0) return;
+  SetBusy(r, false);
+  r.state = ReplicaState::kRetired;
+  r.retired_ns = now_;
+  ++r.version;
+  live_.erase(std::find(live_.begin(), live_.end(), r.id));
+}
+
+void ServingEngine::Schedule(Replica& r, int64_t t) {
+  ++r.version;
+  r.next_event = t;
+  events_.push(Event{t, seq_++, r.id, r.version});
+}
+
+void ServingEngine::ScheduleTimeout() {
+  if (queue_.empty()) return;
+  const int64_t t = queue_.front().arrival_ns + timeout_ns_ + 1;
+  if (t >= timeout_event_at_) return;
+  timeout_event_at_ = t;
+  events_.push(Event{t, seq_++, -1, 0});
+}
+
+void ServingEngine::AdvanceTo(int64_t t_ns) {
+  while (!events_.empty() && events_.top().t <= t_ns) {
+    const Event e = events_.top();
+    events_.pop();
+    now_ = std::max(now_, e.t);
+    Process(e);
+  }
+  now_ = std::max(now_, t_ns);
+}
+
+void ServingEngine::Process(const Event& e) {
+  if (e.replica < 0) {
+    if (e.t != timeout_event_at_) return;
+    timeout_event_at_ = INT64_MAX;
+    Dispatch();
+    return;
+  }
+  Replica& r = replicas_[static_cast<size_t>(e.replica)];
+  if (e.version != r.version) return;  // superseded
+  r.next_event = INT64_MAX;
+  if (r.state == ReplicaState::kStarting) {
+    OnReady(r);
+  } else if (o_.model.kind == ReplicaModel::Kind::kLlm) {
+    Boundary(r);
+  } else {
+    BoundaryPlain(r);
+  }
+}
+
+void ServingEngine::OnReady(Replica& r) {
+  r.state = ReplicaState::kReady;
+  r.ready_ns = now_;
+  r.mark_t = now_;
+  Dispatch();
+}
+
+void ServingEngine::Arrive(const traces::TraceRequest& q) {
+  AdvanceTo(q.arrival_ns);
+  stats_.OnArrival(now_);
+  if (o_.model.kind == ReplicaModel::Kind::kLlm &&
+      static_cast<int64_t>(q.input_tokens) + q.output_tokens > o_.model.llm.kv_capacity_tokens) {
+    stats_.OnDrop();  // could never be admitted anywhere
+    return;
+  }
+  if (o_.max_queue > 0 && queue_.size() >= static_cast<size_t>(o_.max_queue)) {
+    stats_.OnDrop();
+    return;
+  }
+  queue_.push_back(q);
+  // With strict FCFS a non-empty queue means its head was blocked at the last dispatch and
+  // nothing has freed capacity since (every such change dispatches), so only a lone
+  // request can go straight out.
+  if (queue_.size() == 1) Dispatch();
+}
+
+bool ServingEngine::CanAdmit(const Replica& r, const traces::TraceRequest& q) const {
+  if (r.in_flight >= o_.model.Slots()) return false;
+  if (o_.model.kind == ReplicaModel::Kind::kLlm) {
+    return r.kv_used + q.input_tokens + q.output_tokens <= o_.model.llm.kv_capacity_tokens;
+  }
+  return true;
+}
+
+void ServingEngine::Dispatch() {
+  while (!queue_.empty()) {
+    const traces::TraceRequest& head = queue_.front();
+    if (now_ - head.arrival_ns > timeout_ns_) {
+      stats_.OnTimeout();
+      queue_.pop_front();
+      continue;
+    }
+    Replica* best = nullptr;
+    for (const int id : live_) {
+      Replica& r = replicas_[static_cast<size_t>(id)];
+      if (r.state != ReplicaState::kReady || !CanAdmit(r, head)) continue;
+      if (best == nullptr || r.in_flight < best->in_flight) best = &r;
+    }
+    if (best == nullptr) break;
+    Admit(*best, head);
+    queue_.pop_front();
+  }
+  ScheduleTimeout();
+}
+
+void ServingEngine::Admit(Replica& r, const traces::TraceRequest& q) {
+  ++r.in_flight;
+  ++in_flight_;
+  if (o_.model.kind == ReplicaModel::Kind::kPlain) {
+    const uint64_t h =
+        Mix(o_.seed ^ Mix(static_cast<uint64_t>(q.arrival_ns) ^
+                          (static_cast<uint64_t>(q.input_tokens) << 32) ^ q.output_tokens));
+    const double u = Unit(h);
+    const double u2 = Unit(Mix(h));
+    // Box-Muller from two independent draws.
+    const double z = std::sqrt(-2.0 * std::log(u)) * std::cos(6.283185307179586 * u2);
+    const int64_t done = now_ + o_.model.ServiceNs(q.output_tokens, u2, z);
+    r.running.push(Running{done, q.arrival_ns, done, q.output_tokens});
+    SetBusy(r, true);
+    if (done < r.next_event && r.id != boundary_replica_) Schedule(r, done);
+    return;
+  }
+  r.kv_used += static_cast<int64_t>(q.input_tokens) + q.output_tokens;
+  r.pending.push_back(q);
+  if (r.id == boundary_replica_) return;  // its boundary is starting the next segment now
+  const int64_t b = r.stepping ? NextBoundary(r, now_) : now_;
+  if (b < r.next_event) Schedule(r, b);
+}
+
+int64_t ServingEngine::NextBoundary(const Replica& r, int64_t t) const {
+  const int64_t t1 = r.t0 + r.d0;
+  if (t <= t1) return t1;
+  const int64_t k = (t - t1 + r.dt - 1) / r.dt;
+  return t1 + k * r.dt;
+}
+
+void ServingEngine::Boundary(Replica& r) {
+  int64_t step = r.s0;
+  if (r.stepping) {
+    const int64_t n = now_ == r.t0 ? 0 : 1 + (now_ - r.t0 - r.d0) / r.dt;
+    step = r.s0 + n;
+    stats_.OnTokens(now_, static_cast<uint64_t>(n) * static_cast<uint64_t>(r.batch));
+  }
+  while (!r.running.empty() && r.running.top().finish <= step) {
+    const Running& done = r.running.top();
+    stats_.OnComplete(now_, now_ - done.arrival_ns, done.first_token_ns - done.arrival_ns);
+    r.kv_used -= done.kv;
+    --r.in_flight;
+    --in_flight_;
+    r.running.pop();
+  }
+  boundary_replica_ = r.id;
+  Dispatch();
+  boundary_replica_ = -1;
+  StartSegment(r, step);
+  MaybeRetire(r);
+}
+
+void ServingEngine::StartSegment(Replica& r, int64_t step) {
+  const int batch = static_cast<int>(r.running.size() + r.pending.size());
+  r.t0 = now_;
+  r.s0 = step;
+  r.batch = batch;
+  if (batch == 0) {
+    r.stepping = false;
+    SetBusy(r, false);
+    return;
+  }
+  int64_t prefill_tokens = 0;
+  for (const auto& p : r.pending) prefill_tokens += p.input_tokens;
+  r.dt = o_.model.StepNs(batch, r.kv_used);
+  r.d0 = r.dt + o_.model.PrefillNs(prefill_tokens);
+  const int64_t first_token = now_ + r.d0;
+  for (const auto& p : r.pending) {
+    r.running.push(Running{step + static_cast<int64_t>(p.output_tokens), p.arrival_ns, first_token,
+                           p.input_tokens + p.output_tokens});
+  }
+  r.pending.clear();
+  r.stepping = true;
+  SetBusy(r, true);
+  const int64_t f = r.running.top().finish;  // > step: every request has >= 1 token
+  Schedule(r, now_ + r.d0 + (f - step - 1) * r.dt);
+}
+
+void ServingEngine::BoundaryPlain(Replica& r) {
+  while (!r.running.empty() && r.running.top().finish <= now_) {
+    const Running& done = r.running.top();
+    stats_.OnComplete(now_, now_ - done.arrival_ns, done.first_token_ns - done.arrival_ns);
+    stats_.OnTokens(now_, done.kv);  // kv holds the output size for plain servers
+    --r.in_flight;
+    --in_flight_;
+    r.running.pop();
+  }
+  boundary_replica_ = r.id;
+  Dispatch();
+  boundary_replica_ = -1;
+  if (!r.running.empty()) Schedule(r, r.running.top().finish);
+  SetBusy(r, !r.running.empty());
+  MaybeRetire(r);
+}
+
+void ServingEngine::SetBusy(Replica& r, bool busy) {
+  if (busy == r.busy) return;
+  if (busy) {
+    r.busy_since = now_;
+  } else {
+    r.busy_acc += now_ - r.busy_since;
+  }
+  r.busy = busy;
+}
+
+int64_t ServingEngine::BusyNs(const Replica& r) const {
+  return r.busy_acc + (r.busy ? now_ - r.busy_since : 0);
+}
+
+double ServingEngine::TakeBusyFraction(int id) {
+  Replica& r = replicas_[static_cast<size_t>(id)];
+  const int64_t busy = BusyNs(r);
+  const int64_t span = now_ - r.mark_t;
+  const double f = span > 0 ? static_cast<double>(busy - r.mark_busy) / static_cast<double>(span)
+                            : (r.busy ? 1.0 : 0.0);
+  r.mark_t = now_;
+  r.mark_busy = busy;
+  return std::clamp(f, 0.0, 1.0);
+}
+
+bool ServingEngine::Idle() const { return queue_.empty() && in_flight_ == 0; }
+
+int ServingEngine::CountState(ReplicaState s) const {
+  int n = 0;
+  for (const int id : live_) n += replicas_[static_cast<size_t>(id)].state == s;
+  return n;
+}
+
+std::vector<ReplicaView> ServingEngine::Replicas() const {
+  std::vector<ReplicaView> out;
+  out.reserve(live_.size());
+  for (const int id : live_) {
+    const Replica& r = replicas_[static_cast<size_t>(id)];
+    const double kv =
+        o_.model.kind == ReplicaModel::Kind::kLlm
+            ? static_cast<double>(r.kv_used) / static_cast<double>(o_.model.llm.kv_capacity_tokens)
+            : 0.0;
+    out.push_back(ReplicaView{id, r.state, r.in_flight, kv});
+  }
+  return out;
+}
+
+double ServingEngine::GpuSeconds() const {
+  int64_t ns = 0;
+  for (const Replica& r : replicas_) {
+    ns += (r.retired_ns >= 0 ? r.retired_ns : now_) - r.requested_ns;
+  }
+  return static_cast<double>(ns) / 1e9 * o_.model.gpus_per_replica;
+}
+
+double ServingEngine::ReadyReplicaSeconds() const {
+  int64_t ns = 0;
+  for (const Replica& r : replicas_) {
+    if (r.state == ReplicaState::kStarting) continue;
+    if (r.state == ReplicaState::kRetired && r.retired_ns < r.ready_ns) continue;
+    ns += (r.retired_ns >= 0 ? r.retired_ns : now_) - r.ready_ns;
+  }
+  return static_cast<double>(ns) / 1e9;
+}
+
+}  // namespace aiscale::sim::inference
