@@ -44,8 +44,11 @@ class Policy {
   virtual ~Policy() = default;
   virtual std::string_view Name() const = 0;
   virtual Recommendation Recommend(const PolicyInput& in, PersistentState& state) const = 0;
-  // Signals this policy reads; the Controller fetches these for the workload.
+  // Signals this policy reads; the Controller fetches these for the workload. All are
+  // required: one without data vetoes a scale-down.
   virtual std::vector<std::string> Signals() const = 0;
+  // Signals read only when present (e.g. a job's own `phase`); fetched too, never a veto.
+  virtual std::vector<std::string> OptionalSignals() const { return {}; }
 };
 
 struct StabilizeResult {

@@ -3,7 +3,10 @@
 #include <set>
 
 #include "decide/policies/hpa.h"
+#include "decide/policies/kpa.h"
+#include "decide/policies/predictive.h"
 #include "decide/policies/static_policy.h"
+#include "decide/policies/training.h"
 
 namespace aiscale::decide {
 namespace {
@@ -19,7 +22,10 @@ Result<PolicyRegistry> PolicyRegistry::Default() {
   // One line per policy. Keep alphabetical.
   return FromEntries({
       {"hpa", &HpaPolicy::Make},
+      {"kpa", &MakeKpaPolicy},
+      {"predictive", &PredictivePolicy::Make},
       {"static", &MakeStatic},
+      {"training", &TrainingPolicy::Make},
   });
 }
 

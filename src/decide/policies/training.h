@@ -1,0 +1,64 @@
+// training: the phase-, efficiency- and restart-cost-aware policy for data-parallel training
+// jobs (DESIGN.md "Training workloads", docs/training-engine-contract.md).
+//
+// Rules, first match wins (Recommendation.rule names it; reason and facts carry the numbers):
+//   1. replace_failed_nodes: current or ready below the size last asked for, for grace_period:
+//      ask for that size again (capped by free capacity); ignores cooldown.
+//   2. hold_restarting: the job is restarting or warming up after a size change.
+//   3. hold_cooldown / hold_epoch: less than `cooldown` or `min_epochs` since the last rescale.
+//   4. rescale_to_best_size / rescale_for_phase: the cheapest size (node-seconds for the rest of
+//      the job, restart included) whose predicted completion stays within max_slowdown of the
+//      reference size, when its gain over staying exceeds the restart cost by gain_margin.
+//   5. hold_*: otherwise, saying why.
+// Missing samples_per_s or samples_remaining gives valid=false: never a scale-down on no data.
+// Pure: everything learned (throughput fits, phase lengths, last asked size) is in the state.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/config/config_node.h"
+#include "core/policy.h"
+#include "decide/policy_registry.h"
+#include "decide/training/phase_detector.h"
+#include "decide/training/throughput_model.h"
+
+namespace aiscale::decide {
+
+struct TrainingConfig {
+  double cooldown_s = 3600;
+  double min_epochs = 1;             // completed epochs between rescales
+  double restart_cost_s = 180;       // checkpoint + re-rendezvous + restore
+  double max_slowdown = 0.10;        // allowed completion-time loss vs the reference size, [0, 1)
+  double gain_margin = 0.5;          // gain must exceed (1 + margin) x restart cost
+  double grace_period_s = 60;        // before a missing node is replaced
+  double warmup_s = 600;             // after our own change, ready < current is provisioning
+  int reference_replicas = 0;        // 0: the size the job started at
+  double expected_efficiency = 0.9;  // prior: scaling efficiency at the reference size
+  double compute_bound_util = 100;   // prior: GPU util of a step with no stall
+  PhaseDetectorConfig phase;
+
+  // Reads the policy node (`name: training` plus the fields above); errors are recorded there.
+  static TrainingConfig Parse(const config::ConfigNode& node, const WorkloadContext& ctx);
+};
+
+class TrainingPolicy final : public Policy {
+ public:
+  TrainingPolicy(TrainingConfig c, WorkloadContext ctx) : c_(c), ctx_(ctx) {}
+  // The registry's factory: parses `node` (errors recorded there).
+  static std::unique_ptr<Policy> Make(const config::ConfigNode& node, const WorkloadContext& ctx);
+  std::string_view Name() const override { return "training"; }
+  Recommendation Recommend(const PolicyInput& in, PersistentState& state) const override;
+  // Required: without them there is no throughput, no remaining work, no epoch spacing.
+  std::vector<std::string> Signals() const override;
+  // Read when present: the job's own phase and the GPUs' utilization (phase inference).
+  std::vector<std::string> OptionalSignals() const override;
+  const TrainingConfig& config() const { return c_; }
+
+ private:
+  TrainingConfig c_;
+  WorkloadContext ctx_;
+};
+
+}  // namespace aiscale::decide

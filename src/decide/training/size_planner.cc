@@ -1,0 +1,120 @@
+#include "decide/training/size_planner.h"
+
+#include <algorithm>
+
+namespace aiscale::decide {
+namespace {
+
+constexpr double kSlackS = 1e-6;
+
+// The cheapest feasible plan; when none is feasible, the fastest. nullopt for an empty list.
+std::optional<Plan> Cheapest(const std::vector<Plan>& plans) {
+  std::optional<Plan> best;
+  for (const Plan& p : plans) {
+    if (!best) {
+      best = p;
+    } else if (p.feasible != best->feasible) {
+      if (p.feasible) best = p;
+    } else if (p.feasible ? p.cost_node_s < best->cost_node_s : p.time_s < best->time_s) {
+      best = p;
+    }
+  }
+  return best;
+}
+
+}  // namespace
+
+PlanResult PlanSize(const PlanInput& in) {
+  PlanResult r;
+  const double remaining = std::max(0.0, in.remaining_samples);
+  r.deadline_s = (1 + in.max_slowdown) * (in.elapsed_ref_s + remaining * in.y_job(in.reference));
+  auto finish = [&](Plan& p) {
+    p.feasible = in.elapsed_wall_s + p.time_s <= r.deadline_s + kSlackS;
+    return p;
+  };
+  std::vector<int> sizes = in.sizes;
+  if (std::find(sizes.begin(), sizes.end(), in.current) == sizes.end()) {
+    sizes.push_back(in.current);
+  }
+
+  auto job_plan = [&](int n) {
+    Plan p;
+    p.first = p.then = n;
+    const double sw = n != in.current ? in.restart_s : 0;
+    p.time_s = sw + remaining * in.y_job(n);
+    p.cost_node_s = n * p.time_s;
+    p.restart_node_s = n * sw;
+    return finish(p);
+  };
+  std::vector<Plan> job;
+  for (int n : sizes) job.push_back(job_plan(n));
+  r.job_best = Cheapest(job)->first;
+
+  std::vector<Plan> plans = job;
+  if (in.phase) {
+    // n for the rest of the phase (at least until the cooldown ends), then the job-level best.
+    const PhaseSegment& ph = *in.phase;
+    const int back_to = r.job_best;
+    const double work = std::max(0.0, ph.trains ? std::min(remaining, ph.work) : ph.work);
+    plans.clear();
+    for (int n : sizes) {
+      Plan p;
+      p.first = n;
+      p.then = back_to;
+      const double sw = n != in.current ? in.restart_s : 0;
+      double t1 = work * ph.y(n);
+      double rest = ph.trains ? remaining - work : remaining;
+      if (n != back_to && sw > 0 && sw + t1 < in.cooldown_s && rest > 0) {
+        const double more = std::min(rest, (in.cooldown_s - sw - t1) / in.y_job(n));
+        t1 += more * in.y_job(n);
+        rest -= more;
+      }
+      const double back = (n != back_to && rest > 0) ? in.restart_s : 0;
+      const double t2 = back + rest * in.y_job(back_to);
+      p.time_s = sw + t1 + t2;
+      p.cost_node_s = n * (sw + t1) + back_to * t2;
+      p.restart_node_s = n * sw;
+      plans.push_back(finish(p));
+    }
+  }
+
+  std::vector<Plan> changes;
+  for (const Plan& p : plans) {
+    if (p.first == in.current) {
+      r.stay = p;
+    } else {
+      changes.push_back(p);
+    }
+  }
+  const std::optional<Plan> change = Cheapest(changes);
+  if (!change) {
+    r.verdict = PlanVerdict::kHoldAtBest;
+    return r;
+  }
+  r.chosen = *change;
+  r.has_change = true;
+  r.phase_driven = in.phase && change->first != r.job_best;
+
+  if (r.stay.feasible) {
+    // Both finish in time: the change must save more node-seconds than it burns restarting.
+    if (!change->feasible || change->cost_node_s >= r.stay.cost_node_s) {
+      r.verdict = PlanVerdict::kHoldAtBest;
+      return r;
+    }
+    r.gain = r.stay.cost_node_s - (change->cost_node_s - change->restart_node_s);
+    r.needed = (1 + in.gain_margin) * change->restart_node_s;
+  } else {
+    // Staying is too slow: the change must win back more time than its restart takes.
+    if (change->time_s >= r.stay.time_s) {
+      r.verdict = PlanVerdict::kHoldNoBetterSize;
+      return r;
+    }
+    const double sw = in.restart_s;
+    r.gain = r.stay.time_s - (change->time_s - sw);
+    r.needed = (1 + in.gain_margin) * sw;
+  }
+  r.verdict = r.gain > r.needed ? PlanVerdict::kRescale : PlanVerdict::kHoldGainTooSmall;
+  return r;
+}
+
+}  // namespace aiscale::decide

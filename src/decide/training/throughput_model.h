@@ -1,0 +1,90 @@
+// ThroughputModel: samples/s of a data-parallel job as a function of its node count, learned
+// online from observed (nodes, samples/s) pairs.
+//
+// Shape: seconds per sample y(n) = t_step(n) / batch = t_compute/n + s*(n-1)/n + l*(n-1),
+// i.e. y(n) = a + b/n + c*n with b, c >= 0 (compute shrinks with n; a per-node latency term
+// grows with n; the rest is a constant: all-reduce bandwidth time, or an input-pipeline stall
+// that shared storage does not speed up). Linear in (a, b, c), so it is fitted by weighted least
+// squares over per-size sufficient statistics, regularized toward a prior whose shape comes from
+// the observed compute share of the step (GPU utilization) or the user's expected scaling
+// efficiency, and whose amplitude comes from the data. With data at one size only, the fit goes
+// through that size and keeps the prior's shape; with three or more sizes, the data decide.
+// Observation weight = samples processed (samples/s x seconds), so a bucket's mean is total
+// time / total samples. Bounded: at most kMaxBuckets sizes. Value type; not thread-safe.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/state.h"
+
+namespace aiscale::decide {
+
+struct ThroughputPrior {
+  // Scaling efficiency expected at `reference_nodes` relative to one node (0, 1].
+  double efficiency = 0.9;
+  int reference_nodes = 8;
+  // GPU utilization of a compute-bound step (0-100): 1 - util/compute_bound_util is the share
+  // of the step that does not shrink with more nodes.
+  double compute_bound_util = 100;
+  // Relative weight of the prior against all data (pseudo-observations as a share of data).
+  double strength = 1e-3;
+};
+
+struct ThroughputParams {
+  // Physical reading of the fit, seconds per sample: y(n) = t_compute/n + s(n-1)/n + l(n-1).
+  double t_compute = 0;
+  double sync = 0;
+  double latency = 0;
+};
+
+class ThroughputModel {
+ public:
+  static constexpr int kMaxBuckets = 16;
+
+  explicit ThroughputModel(ThroughputPrior prior = {}) : prior_(prior) {}
+
+  // Adds one interval of `duration_s` at `nodes` running `samples_per_s`; `gpu_util` (mean
+  // over GPUs, 0-100, or negative when unknown) informs the prior. Returns false (and learns
+  // nothing) for non-positive or non-finite input and for outliers (< 1/4 or > 4x the size's
+  // mean once it has 3 samples): restart zeros and partial intervals are not the job's speed.
+  bool Add(int nodes, double samples_per_s, double duration_s, double gpu_util = -1);
+
+  bool HasData() const { return !buckets_.empty(); }
+  int DistinctSizes() const { return static_cast<int>(buckets_.size()); }
+  // Samples/s at `nodes`; nullopt without data or nodes < 1.
+  std::optional<double> Predict(int nodes) const;
+  // Seconds per sample at `nodes` (1 / Predict); nullopt without data.
+  std::optional<double> SecondsPerSample(int nodes) const;
+  // Share of the step that does not shrink with nodes, as used by the prior.
+  double PriorSerialShare() const;
+  ThroughputParams Params() const;
+  // Samples/s observed at exactly `nodes` (total samples / total time); nullopt if none.
+  std::optional<double> Observed(int nodes) const;
+  // Seconds of observations at exactly `nodes`.
+  double ObservedSeconds(int nodes) const;
+
+  void Save(PersistentState& state, const std::string& prefix) const;
+  static ThroughputModel Load(const PersistentState& state, const std::string& prefix,
+                              ThroughputPrior prior);
+
+ private:
+  struct Bucket {
+    int nodes = 0;
+    double count = 0;
+    double w = 0;       // sum of samples (weights)
+    double wy = 0;      // sum of weight * seconds-per-sample = seconds
+    double util_s = 0;  // sum of gpu_util * seconds (where known)
+    double util_t = 0;  // seconds with a known gpu_util
+  };
+  void Refit();
+  int NormNodes() const;
+
+  ThroughputPrior prior_;
+  std::vector<Bucket> buckets_;
+  // Fitted y(n) = theta[0] + theta[1] * (nr/n) + theta[2] * (n/nr), nr = NormNodes().
+  double theta_[3] = {0, 0, 0};
+};
+
+}  // namespace aiscale::decide

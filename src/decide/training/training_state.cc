@@ -1,0 +1,55 @@
+#include "decide/training/training_state.h"
+
+#include <string>
+#include <type_traits>
+
+namespace aiscale::decide {
+namespace {
+
+// One list, read and written the same way, so a field cannot be saved under one key and
+// loaded under another.
+template <typename State, typename Fn>
+void Fields(State& t, Fn&& f) {
+  f("tr.init", t.initialized);
+  f("tr.last_asked", t.last_asked);
+  f("tr.reference", t.reference);
+  f("tr.prev_current", t.prev_current);
+  f("tr.prev_ready", t.prev_ready);
+  f("tr.pending", t.pending);
+  f("tr.last_tick", t.last_tick);
+  f("tr.change_at", t.change_at);
+  f("tr.change_kind", t.change_kind);
+  f("tr.settled_at", t.settled_at);
+  f("tr.rescale_at", t.rescale_at);
+  f("tr.epoch_at_rescale", t.epoch_at_rescale);
+  f("tr.deficit_since", t.deficit_since);
+  f("tr.wall_s", t.wall_s);
+  f("tr.ref_s", t.ref_s);
+  f("tr.samples_load", t.samples_load);
+  f("tr.samples_compute", t.samples_compute);
+  f("tr.train_s", t.train_s);
+  f("tr.load_s", t.load_s);
+  f("tr.eval_s", t.eval_s);
+  f("tr.phase_size", t.phase_size);
+  f("tr.phase_resized", t.phase_resized);
+  f("tr.phase_util_s", t.phase_util_s);
+  f("tr.phase_util_t", t.phase_util_t);
+}
+
+}  // namespace
+
+TrainingState TrainingState::Load(const PersistentState& s) {
+  TrainingState t;
+  Fields(t, [&](const char* key, auto& field) {
+    using T = std::decay_t<decltype(field)>;
+    field = static_cast<T>(s.Get(key, static_cast<double>(field)));
+  });
+  return t;
+}
+
+void TrainingState::Save(PersistentState& s) const {
+  Fields(*this,
+         [&](const char* key, const auto& field) { s.Set(key, static_cast<double>(field)); });
+}
+
+}  // namespace aiscale::decide

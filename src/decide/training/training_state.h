@@ -1,0 +1,45 @@
+// TrainingState: what the training policy remembers between ticks, as named numbers in the
+// PersistentState (so the Controller persists it and a restart resumes it). Times are seconds
+// on the policy's `now` clock; kNever marks "not yet".
+#pragma once
+
+#include "core/state.h"
+
+namespace aiscale::decide {
+
+inline constexpr double kNever = -1e300;
+
+// Why the size last changed (how the reference-time budget and cooldown treat it).
+enum class ChangeKind { kNone = 0, kFailure = 1, kReplacement = 2, kRescale = 3 };
+
+struct TrainingState {
+  bool initialized = false;
+  int last_asked = 0;  // the size the policy last asked for
+  int reference = 0;   // the job's requested size
+  int prev_current = 0;
+  int prev_ready = 0;
+  int pending = 0;  // ChangeKind of the change last asked for
+  double last_tick = kNever;
+  double change_at = kNever;   // last observed change of size (any cause)
+  int change_kind = 0;         // ChangeKind of that change
+  double settled_at = kNever;  // first tick with ready >= current after that change
+  double rescale_at = kNever;  // last change the policy asked for (cooldown)
+  double epoch_at_rescale = 0;
+  double deficit_since = kNever;
+  double wall_s = 0;        // elapsed, as the policy saw it
+  double ref_s = 0;         // the same work at the reference size
+  double samples_load = 0;  // training samples processed per phase
+  double samples_compute = 0;
+  double train_s = 0;          // time with training samples (not restarting)
+  double load_s = 0;           // time in load without training samples (not restarting)
+  double eval_s = 0;           // time in eval (not restarting)
+  int phase_size = 0;          // size when the current phase began
+  bool phase_resized = false;  // the size changed during the current phase
+  double phase_util_s = 0;     // sum of util x seconds in the current phase
+  double phase_util_t = 0;
+
+  static TrainingState Load(const PersistentState& s);
+  void Save(PersistentState& s) const;
+};
+
+}  // namespace aiscale::decide

@@ -1,0 +1,116 @@
+#include "decide/training/throughput_model.h"
+
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+namespace aiscale::decide {
+namespace {
+
+// Seconds per sample of a known curve: t_compute/n + s(n-1)/n + l(n-1).
+double TrueY(double tc, double s, double l, int n) {
+  return tc / n + s * (n - 1) / n + l * (n - 1);
+}
+
+TEST(ThroughputModel, RecoversKnownParameters) {
+  struct Case {
+    std::string name;
+    double tc, s, l;
+    std::vector<int> sizes;
+  };
+  const std::vector<Case> cases = {
+      {"compute bound", 2e-3, 5e-5, 1e-6, {1, 2, 4, 8, 16}},
+      {"comm heavy", 3e-4, 1e-4, 2e-7, {2, 4, 6, 8}},
+      {"latency bound", 1e-3, 0, 2e-5, {1, 3, 8, 24}},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    ThroughputModel m;
+    for (int rep = 0; rep < 40; ++rep) {
+      for (int n : c.sizes) {
+        // +-1% deterministic noise, alternating, so the mean is exact.
+        const double noise = (rep % 2 == 0) ? 1.01 : 1 / 1.01;
+        ASSERT_TRUE(m.Add(n, noise / TrueY(c.tc, c.s, c.l, n), 15));
+      }
+    }
+    const ThroughputParams p = m.Params();
+    EXPECT_NEAR(p.t_compute, c.tc, 0.03 * c.tc);
+    // Inside the observed range and a little beyond it.
+    for (int n : {c.sizes.front(), 3, 5, c.sizes.back() + 2}) {
+      EXPECT_NEAR(*m.Predict(n) * TrueY(c.tc, c.s, c.l, n), 1.0, 0.03) << "n=" << n;
+    }
+  }
+}
+
+TEST(ThroughputModel, PriorShapeUntilDataExist) {
+  ThroughputPrior prior;
+  prior.efficiency = 0.9;
+  prior.reference_nodes = 8;
+  ThroughputModel none(prior);
+  EXPECT_FALSE(none.HasData());
+  EXPECT_FALSE(none.Predict(8).has_value());
+
+  struct Case {
+    std::string name;
+    double util;   // -1: unknown, the efficiency prior applies
+    double sigma;  // expected serial share at 8
+  };
+  const std::vector<Case> cases = {
+      {"efficiency prior", -1, (1 - 0.9) * 8 / 7},
+      {"util 50 means half the step waits", 50, 0.5},
+      {"util 90", 90, 0.1},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    ThroughputModel m(prior);
+    for (int i = 0; i < 20; ++i) ASSERT_TRUE(m.Add(8, 1000, 15, c.util));
+    EXPECT_NEAR(m.PriorSerialShare(), c.sigma, 1e-9);
+    EXPECT_NEAR(*m.Predict(8), 1000, 1);
+    // Amdahl at 8: y(n)/y(8) = sigma + (1 - sigma) * 8 / n.
+    for (int n : {1, 4, 16}) {
+      const double expect = 1000 / (c.sigma + (1 - c.sigma) * 8.0 / n);
+      EXPECT_NEAR(*m.Predict(n), expect, 0.01 * expect) << "n=" << n;
+    }
+  }
+}
+
+TEST(ThroughputModel, RobustToRestartZeros) {
+  ThroughputModel m;
+  for (int i = 0; i < 10; ++i) ASSERT_TRUE(m.Add(8, 1000, 15));
+  const double before = *m.Predict(8);
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  struct Case {
+    std::string name;
+    int nodes;
+    double rate, dt;
+  };
+  const std::vector<Case> rejected = {
+      {"restart zero", 8, 0, 15},       {"negative", 8, -5, 15},     {"nan", 8, nan, 15},
+      {"partial interval", 8, 100, 15}, {"no duration", 8, 1000, 0}, {"no nodes", 0, 1000, 15},
+  };
+  for (const Case& c : rejected) {
+    SCOPED_TRACE(c.name);
+    EXPECT_FALSE(m.Add(c.nodes, c.rate, c.dt));
+  }
+  EXPECT_DOUBLE_EQ(*m.Predict(8), before);
+}
+
+TEST(ThroughputModel, StateIsBoundedAndRoundTrips) {
+  ThroughputModel m;
+  for (int n = 1; n <= 40; ++n) ASSERT_TRUE(m.Add(n, 100.0 * n / (1 + 0.05 * n), 15, 80));
+  EXPECT_LE(m.DistinctSizes(), ThroughputModel::kMaxBuckets);
+  PersistentState st;
+  m.Save(st, "x");
+  EXPECT_LE(st.values["x.buckets"].size(), 6u * ThroughputModel::kMaxBuckets);
+  const ThroughputModel back = ThroughputModel::Load(st, "x", ThroughputPrior{});
+  for (int n : {2, 10, 30}) EXPECT_DOUBLE_EQ(*back.Predict(n), *m.Predict(n));
+  // Garbage in the store is skipped, not trusted.
+  st.values["x.buckets"] = {-1, 1, 5, 5, 0, 0, 4, 1, std::nan(""), 3, 0, 0};
+  EXPECT_FALSE(ThroughputModel::Load(st, "x", ThroughputPrior{}).HasData());
+}
+
+}  // namespace
+}  // namespace aiscale::decide

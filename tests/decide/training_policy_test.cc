@@ -1,0 +1,347 @@
+#include "decide/policies/training.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "core/signal.h"
+
+namespace aiscale::decide {
+namespace {
+
+using signals::Phase;
+
+// Samples/s of a data-parallel job whose all-reduce dominates past a few nodes (the knee).
+double CommHeavy(int n) { return 512.0 / (1.28 / n + 0.004 + 2.0 * (n - 1) / n * 0.14); }
+// Nearly linear scaling.
+double Linear(int n) { return 1000.0 * n / (1 + 0.01 * (n - 1)); }
+
+// A scripted job driven tick by tick: the policy's recommendations are applied at once
+// (current = ready = desired) and the job then restarts for restart_s with no throughput.
+struct Harness {
+  Harness(TrainingConfig c, WorkloadContext ctx, int start) : policy(c, ctx), current(start) {
+    ready = start;
+  }
+  TrainingPolicy policy;
+  PersistentState state;
+  WorkloadSignals sig;
+  double now = 0;
+  int current;
+  int ready;
+  std::optional<int> max_available;
+  std::function<double(int)> rate = Linear;
+  Phase phase = Phase::kCompute;
+  double util = 92;
+  double load_util = 25;
+  double remaining = 1e9;
+  double samples_per_epoch = 1e6;
+  double done = 0;
+  bool report_phase = true;
+  bool report_samples = true;
+  bool apply = true;
+  double restart_until = -1;
+  std::vector<std::pair<double, Recommendation>> log;
+
+  double Samples() const {
+    if (now < restart_until || phase != Phase::kCompute) return 0;
+    return rate(current);
+  }
+  Recommendation Tick() {
+    const TimePoint at = AtSeconds(now);
+    auto put = [&](std::string_view name, double v) {
+      sig.Ingest(name, {Observation{std::string(name), "", v, at, true}}, at, Seconds(45));
+    };
+    const double x = Samples();
+    if (report_samples) {
+      put(signals::kSamplesPerS, x);
+    } else {
+      sig.Ingest(signals::kSamplesPerS, {}, at, Seconds(45));
+    }
+    put(signals::kSamplesRemaining, remaining);
+    put(signals::kEpoch, std::floor(done / samples_per_epoch));
+    const bool restarting = now < restart_until;
+    put(signals::kGpuUtil, restarting ? 2 : (phase == Phase::kLoad ? load_util : util));
+    if (report_phase) put(signals::kPhase, static_cast<double>(phase));
+    PolicyInput in{sig, current, ready, at, max_available};
+    Recommendation r = policy.Recommend(in, state);
+    EXPECT_FALSE(r.rule.empty()) << "t=" << now;
+    EXPECT_FALSE(r.reason.empty()) << "t=" << now;
+    EXPECT_FALSE(r.facts.empty()) << "t=" << now;
+    log.emplace_back(now, r);
+    if (std::getenv("TRAINING_TEST_TRACE") && (r.desired != current || !r.valid)) {
+      std::printf("t=%.0f cur=%d -> %d %s: %s\n", now, current, r.desired, r.rule.c_str(),
+                  r.reason.c_str());
+    }
+    if (apply && r.valid && r.desired != current) {
+      current = ready = r.desired;
+      restart_until = now + policy.config().restart_cost_s;
+    }
+    return r;
+  }
+  // Runs ticks every `period` seconds until `until` (exclusive); the job makes progress.
+  void RunUntil(double until, double period = 15) {
+    while (now < until) {
+      Tick();
+      const double x = Samples();
+      done += x * period;
+      remaining = std::max(0.0, remaining - x * period);
+      now += period;
+    }
+  }
+  int Rescales() const {
+    int n = 0;
+    for (const auto& [t, r] : log)
+      n += r.rule.rfind("rescale", 0) == 0 || r.rule == "probe_smaller_size";
+    return n;
+  }
+};
+
+WorkloadContext Ctx(int min = 1, int max = 100, int granularity = 1) {
+  WorkloadContext c;
+  c.min_replicas = min;
+  c.max_replicas = max;
+  c.granularity = granularity;
+  c.control_period_s = 15;
+  return c;
+}
+
+TEST(TrainingPolicy, FailedNodeReplacedAfterGraceEvenInCooldown) {
+  Harness h(TrainingConfig{}, Ctx(), 4);
+  h.RunUntil(600);
+  // Someone grows the job to 8: adopted as the asked size, and it starts a cooldown.
+  h.current = h.ready = 8;
+  h.restart_until = h.now + 180;
+  h.RunUntil(1200);
+  EXPECT_EQ(h.log.back().second.rule, "hold_cooldown");
+  // A node fails at t=1200: current and ready drop to 7 (the contract), the job restarts.
+  h.current = h.ready = 7;
+  h.restart_until = h.now + 180;
+  h.apply = false;
+  for (double t : {1200.0, 1215.0, 1245.0, 1259.0}) {
+    h.now = t;
+    const Recommendation r = h.Tick();
+    EXPECT_NE(r.rule, "replace_failed_nodes") << "t=" << t;
+    EXPECT_EQ(r.desired, 7) << "t=" << t;
+  }
+  h.now = 1260;
+  const Recommendation r = h.Tick();
+  EXPECT_EQ(r.rule, "replace_failed_nodes");
+  EXPECT_TRUE(r.valid);
+  EXPECT_EQ(r.desired, 8);
+  // Capped by free capacity.
+  h.max_available = 7;
+  h.now = 1275;
+  EXPECT_NE(h.Tick().desired, 8);
+}
+
+TEST(TrainingPolicy, NoRescaleInsideCooldownOrWithinOneEpoch) {
+  TrainingConfig c;
+  Harness h(c, Ctx(), 8);
+  h.rate = CommHeavy;
+  h.util = 60;                 // the step waits on the network; the prior expects a knee below 8
+  h.samples_per_epoch = 1e12;  // epochs do not advance unless the test says so
+  h.RunUntil(3600);
+  double rescaled_at = -1;
+  for (const auto& [t, r] : h.log) {
+    if (r.valid && r.desired != 8 && rescaled_at < 0) rescaled_at = t;
+  }
+  ASSERT_GE(rescaled_at, 0) << "expected a first move below 8";
+  const int size = h.current;
+  // The change is observed on the next tick; cooldown runs from there, to the second.
+  const double observed = rescaled_at + 15;
+  h.apply = false;
+  h.now = observed + 3599;
+  EXPECT_EQ(h.Tick().rule, "hold_cooldown");
+  h.now = observed + 3600;
+  EXPECT_EQ(h.Tick().rule, "hold_epoch");
+  EXPECT_EQ(h.current, size);
+  h.done += h.samples_per_epoch;  // one epoch completes
+  h.now = observed + 3615;
+  const std::string rule = h.Tick().rule;
+  EXPECT_NE(rule, "hold_epoch");
+  EXPECT_NE(rule, "hold_cooldown");
+}
+
+TEST(TrainingPolicy, GainBelowRestartCostHolds) {
+  Harness h(TrainingConfig{}, Ctx(), 8);
+  h.rate = CommHeavy;
+  h.util = 60;
+  h.apply = false;
+  h.remaining = CommHeavy(8) * 300;  // five minutes left: no restart pays for itself
+  h.RunUntil(120);
+  const Recommendation r = h.log.back().second;
+  EXPECT_TRUE(r.rule == "hold_gain_below_restart_cost" || r.rule == "hold_at_best_size")
+      << r.rule << ": " << r.reason;
+  EXPECT_EQ(r.desired, 8);
+}
+
+TEST(TrainingPolicy, IoBoundLongLoadPhaseRunsOnFewerNodes) {
+  Harness h(TrainingConfig{}, Ctx(), 8);
+  h.rate = Linear;
+  h.remaining = Linear(8) * 20 * 3600;
+  h.RunUntil(3 * 3600);
+  EXPECT_EQ(h.current, 8) << "near-linear compute stays at (or returns to) the reference size";
+  const size_t load_start = h.log.size();
+  h.phase = Phase::kLoad;  // a long load from shared storage: no samples, GPUs at 25%
+  h.RunUntil(5 * 3600);
+  int smallest = 8;
+  std::string rule;
+  for (size_t i = load_start; i < h.log.size(); ++i) {
+    const Recommendation& r = h.log[i].second;
+    if (r.valid && r.desired < smallest) {
+      smallest = r.desired;
+      rule = r.rule;
+    }
+  }
+  EXPECT_LT(smallest, 8);
+  EXPECT_EQ(rule, "rescale_for_phase");
+  // Compute resumes: after the cooldown the job grows back to the reference size.
+  h.phase = Phase::kCompute;
+  h.RunUntil(h.now + 2 * 3600);
+  EXPECT_EQ(h.current, 8);
+}
+
+TEST(TrainingPolicy, ComputePhaseGoesToTheKnee) {
+  TrainingConfig c;
+  c.reference_replicas = 8;
+  struct Case {
+    std::string name;
+    int start;
+  };
+  // The true cheapest size within 10% of the reference's time on the CommHeavy curve.
+  int knee = 8;
+  for (int n = 1; n <= 8; ++n) {
+    if (CommHeavy(8) / CommHeavy(n) <= 1.10) {
+      knee = n;
+      break;
+    }
+  }
+  for (const Case& k : std::vector<Case>{{"from the reference", 8}, {"from below", 2}}) {
+    SCOPED_TRACE(k.name);
+    Harness h(c, Ctx(), k.start);
+    h.rate = CommHeavy;
+    h.util = 80;
+    h.samples_per_epoch = 1e5;
+    h.remaining = CommHeavy(8) * 30 * 3600;
+    h.RunUntil(8 * 3600);
+    EXPECT_NEAR(h.current, knee, 1) << h.log.back().second.reason;
+    EXPECT_LE(h.Rescales(), 8);
+  }
+}
+
+TEST(TrainingPolicy, SizesStayWithinCapacityGroupsAndModelMinimum) {
+  TrainingConfig c;
+  c.reference_replicas = 8;
+  c.cooldown_s = 600;
+  Harness h(c, Ctx(4, 16, 2), 8);
+  h.rate = CommHeavy;
+  h.util = 60;
+  h.samples_per_epoch = 1e4;
+  h.remaining = CommHeavy(8) * 20 * 3600;
+  h.max_available = 8;
+  h.RunUntil(3 * 3600);
+  h.phase = Phase::kLoad;
+  h.RunUntil(6 * 3600);
+  h.phase = Phase::kCompute;
+  h.max_available = 6;
+  h.RunUntil(9 * 3600);
+  int changes = 0;
+  for (const auto& [t, r] : h.log) {
+    double cur = -1;
+    for (const auto& f : r.facts) {
+      if (f.first == "current") cur = f.second;
+    }
+    if (!r.valid || r.desired == cur) continue;  // holds stay where they are
+    SCOPED_TRACE(r.rule + ": " + r.reason);
+    ++changes;
+    EXPECT_EQ(r.desired % 2, 0);
+    EXPECT_GE(r.desired, 4);
+    EXPECT_LE(r.desired, t < 6 * 3600 ? 8 : 6);
+  }
+  EXPECT_GT(changes, 0) << "the scenario must exercise the bounds";
+}
+
+TEST(TrainingPolicy, MissingSamplesNeverScalesDown) {
+  Harness h(TrainingConfig{}, Ctx(), 8);
+  h.rate = CommHeavy;
+  h.util = 60;
+  h.apply = false;
+  h.report_samples = false;
+  h.RunUntil(3 * 3600);
+  for (const auto& [t, r] : h.log) {
+    EXPECT_FALSE(r.valid && r.desired < 8) << "t=" << t << " " << r.rule;
+  }
+  EXPECT_EQ(h.log.back().second.rule, "hold_missing_signal");
+  EXPECT_NE(h.log.back().second.reason.find("samples_per_s"), std::string::npos);
+}
+
+TEST(TrainingPolicy, DecisionsCarryTheirNumbers) {
+  Harness h(TrainingConfig{}, Ctx(), 8);
+  h.rate = CommHeavy;
+  h.util = 60;
+  h.RunUntil(7200);
+  bool saw_rescale = false;
+  for (const auto& [t, r] : h.log) {
+    if (r.rule.rfind("rescale", 0) != 0) continue;
+    saw_rescale = true;
+    auto has = [&](const std::string& k) {
+      for (const auto& f : r.facts)
+        if (f.first == k) return true;
+      return false;
+    };
+    EXPECT_TRUE(has("gain") && has("gain_needed") && has("best") && has("deadline_s"));
+    EXPECT_NE(r.reason.find("gain"), std::string::npos);
+  }
+  EXPECT_TRUE(saw_rescale);
+}
+
+TEST(TrainingConfig, ValidationNamesTheField) {
+  struct Case {
+    std::string name;
+    std::string yaml;
+    std::string want;  // substring of the error text; empty: no error
+  };
+  const std::vector<Case> cases = {
+      {"defaults", "name: training\n", ""},
+      {"durations", "name: training\ncooldown: 30m\nrestart_cost: 2m\n", ""},
+      {"negative cooldown", "name: training\ncooldown: -5\n", "policy.cooldown"},
+      {"slowdown 1", "name: training\nmax_slowdown: 1\n", "policy.max_slowdown"},
+      {"slowdown negative", "name: training\nmax_slowdown: -0.1\n", "policy.max_slowdown"},
+      {"negative restart", "name: training\nrestart_cost: -1\n", "policy.restart_cost"},
+      {"unknown field", "name: training\ncooldwn: 5\n", "cooldwn"},
+      {"reference off the group", "name: training\nreference_replicas: 3\n",
+       "policy.reference_replicas"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    config::ConfigErrors errs;
+    config::ConfigNode root = config::ParseConfig(
+        "policy:\n  " +
+            [&] {
+              std::string s;
+              for (char ch : c.yaml) {
+                s += ch;
+                if (ch == '\n') s += "  ";
+              }
+              return s;
+            }(),
+        "t.yaml", errs);
+    TrainingConfig::Parse(root.Child("policy"), Ctx(2, 16, 2));
+    if (c.want.empty()) {
+      EXPECT_TRUE(errs.empty()) << errs.ToStatus().message();
+    } else {
+      ASSERT_FALSE(errs.empty());
+      EXPECT_NE(errs.ToStatus().message().find(c.want), std::string::npos)
+          << errs.ToStatus().message();
+    }
+  }
+}
+
+}  // namespace
+}  // namespace aiscale::decide
