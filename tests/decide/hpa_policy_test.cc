@@ -1,0 +1,249 @@
+// The hpa Policy on WorkloadSignals: per-instance values and readiness, several metrics, and
+// missing data (which never scales down).
+#include "decide/policies/hpa.h"
+
+#include <cmath>
+
+#include <gtest/gtest.h>
+
+#include "decide/policy_registry.h"
+
+namespace aiscale::decide {
+namespace {
+
+constexpr TimePoint kNow = AtSeconds(1000);
+
+struct Inst {
+  double value;
+  bool ready = true;
+};
+
+HpaPolicy Make(const std::string& yaml) {
+  config::ConfigErrors errors;
+  const auto node = config::ParseConfig(yaml, "p.yaml", errors);
+  HpaConfig cfg = HpaConfig::Parse(node);
+  EXPECT_TRUE(errors.empty()) << errors.ToStatus().message();
+  return HpaPolicy(std::move(cfg));
+}
+
+void Ingest(WorkloadSignals& s, const std::string& signal, const std::vector<Inst>& values) {
+  std::vector<Observation> obs;
+  for (size_t i = 0; i < values.size(); ++i) {
+    obs.push_back({signal, "pod-" + std::to_string(i), values[i].value, kNow, values[i].ready});
+  }
+  s.Ingest(signal, obs, kNow, Seconds(45));
+}
+
+double FactOr(const Recommendation& r, const std::string& name, double fallback) {
+  for (const auto& [k, v] : r.facts) {
+    if (k == name) return v;
+  }
+  return fallback;
+}
+
+const char* kGpuUtil = R"(
+name: hpa
+metrics:
+  - {signal: gpu_util, type: Resource, target: {type: Utilization, value: 50}, request: 100}
+)";
+const char* kTwoMetrics = R"(
+name: hpa
+metrics:
+  - {signal: gpu_util, type: Resource, target: {type: Utilization, value: 50}, request: 100}
+  - {signal: concurrency, type: Pods, target: {type: AverageValue, value: 8}}
+)";
+
+struct Case {
+  std::string name;
+  const char* config;
+  std::vector<std::pair<std::string, std::vector<Inst>>> signals;
+  int current;
+  int ready;
+  bool valid;
+  int desired;
+  std::string rule;
+  std::string reason_has = "";
+};
+
+TEST(HpaPolicy, RecommendsFromSignals) {
+  const std::vector<Case> cases = {
+      {"utilization scales up",
+       kGpuUtil,
+       {{"gpu_util", {{80}, {90}, {70}}}},
+       3,
+       3,
+       true,
+       5,
+       "hpa_ratio"},
+      {"pods average value",
+       "{name: hpa, metrics: [{signal: concurrency, target: {type: AverageValue, value: 8}}]}",
+       {{"concurrency", {{12}, {12}}}},
+       2,
+       2,
+       true,
+       3,
+       "hpa_ratio"},
+      {"unready instance counts as zero on scale up",
+       kGpuUtil,
+       {{"gpu_util", {{80}, {80}, {10, false}}}},
+       3,
+       2,
+       true,
+       3,
+       "hpa_within_tolerance"},
+      {"unready instance is ignored on scale down",
+       kGpuUtil,
+       {{"gpu_util", {{10}, {10}, {90, false}}}},
+       3,
+       2,
+       true,
+       1,
+       "hpa_ratio"},
+      {"replicas without a value hold a scale down",
+       kGpuUtil,
+       {{"gpu_util", {{10}, {10}}}},
+       4,
+       4,
+       true,
+       4,
+       "hpa_within_tolerance",
+       "without a value"},
+      {"two metrics take the max",
+       kTwoMetrics,
+       {{"gpu_util", {{80}, {90}, {70}}}, {"concurrency", {{8}, {8}, {8}}}},
+       3,
+       3,
+       true,
+       5,
+       "hpa_ratio"},
+      {"external value uses ready replicas",
+       "{name: hpa, metrics: [{signal: request_rate, type: External, target: {type: Value, value: "
+       "100}}]}",
+       {{"request_rate", {{300}}}},
+       3,
+       2,
+       true,
+       6,
+       "hpa_ratio"},
+      {"missing signal gives no recommendation",
+       kGpuUtil,
+       {},
+       3,
+       3,
+       false,
+       3,
+       "hpa_missing_data",
+       "gpu_util is missing"},
+      {"invalid values give no recommendation",
+       kGpuUtil,
+       {{"gpu_util", {{NAN}, {-5}}}},
+       3,
+       3,
+       false,
+       3,
+       "hpa_missing_data",
+       "gpu_util"},
+      {"one metric missing blocks a scale down",
+       kTwoMetrics,
+       {{"gpu_util", {{5}, {5}, {5}}}},
+       3,
+       3,
+       false,
+       3,
+       "hpa_no_scale_down_on_missing_data",
+       "concurrency is missing"},
+      {"one metric missing does not block a scale up",
+       kTwoMetrics,
+       {{"gpu_util", {{80}, {90}, {70}}}},
+       3,
+       3,
+       true,
+       5,
+       "hpa_ratio"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    const HpaPolicy p = Make(c.config);
+    WorkloadSignals s;
+    for (const auto& [name, values] : c.signals) Ingest(s, name, values);
+    PersistentState state;
+    const Recommendation r = p.Recommend(PolicyInput{s, c.current, c.ready, kNow, {}}, state);
+    EXPECT_EQ(r.valid, c.valid) << r.reason;
+    EXPECT_EQ(r.desired, c.desired) << r.reason;
+    EXPECT_EQ(r.rule, c.rule) << r.reason;
+    EXPECT_FALSE(r.reason.empty());
+    if (!c.reason_has.empty()) {
+      EXPECT_NE(r.reason.find(c.reason_has), std::string::npos) << r.reason;
+    }
+    // Missing data never yields a valid recommendation below current.
+    if (r.desired < c.current) {
+      EXPECT_TRUE(r.valid);
+    }
+    EXPECT_TRUE(state.values.empty());  // the policy keeps nothing
+  }
+}
+
+TEST(HpaPolicy, FactsCarryTheNumbers) {
+  const HpaPolicy p = Make(kGpuUtil);
+  WorkloadSignals s;
+  Ingest(s, "gpu_util", {{80}, {90}, {70}});
+  PersistentState state;
+  const Recommendation r = p.Recommend(PolicyInput{s, 3, 3, kNow, {}}, state);
+  EXPECT_DOUBLE_EQ(FactOr(r, "gpu_util.usage_ratio", -1), 1.6);
+  EXPECT_DOUBLE_EQ(FactOr(r, "gpu_util.utilization_pct", -1), 80);
+  EXPECT_DOUBLE_EQ(FactOr(r, "gpu_util.target", -1), 50);
+  EXPECT_DOUBLE_EQ(FactOr(r, "gpu_util.proposal", -1), 5);
+  EXPECT_DOUBLE_EQ(FactOr(r, "gpu_util.ready_pods", -1), 3);
+  EXPECT_NE(r.reason.find("utilization 80%"), std::string::npos) << r.reason;
+  EXPECT_EQ(p.Signals(), std::vector<std::string>{"gpu_util"});
+}
+
+TEST(HpaPolicy, ConfigErrorsNameTheField) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"{name: hpa}", ""},
+      {"{name: hpa, metrics: []}", "metrics"},
+      {"{name: hpa, metrics: [{signal: x, type: Resource, target: {type: Utilization, value: "
+       "50}}]}",
+       "metrics[0]"},
+      {"{name: hpa, metrics: [{signal: x, type: Pods, target: {type: Value, value: 5}}]}",
+       "metrics[0].target.type"},
+      {"{name: hpa, metrics: [{signal: x, type: Node, target: {type: Value, value: 5}}]}",
+       "metrics[0].type"},
+      {"{name: hpa, metrics: [{signal: x, target: {type: AverageValue, value: 0}}]}",
+       "metrics[0].target.value"},
+      {"{name: hpa, metrics: [{signal: x, target: {type: AverageValue, value: 1}}, {signal: x, "
+       "target: {type: AverageValue, value: 2}}]}",
+       "metrics[1].signal"},
+      {"{name: hpa, tolerance: -0.1, metrics: [{signal: x, target: {type: AverageValue, value: "
+       "1}}]}",
+       "tolerance"},
+      {"{name: hpa, metric: [], metrics: [{signal: x, target: {type: AverageValue, value: 1}}]}",
+       "metric"},
+  };
+  for (const auto& [yaml, path] : cases) {
+    SCOPED_TRACE(yaml);
+    config::ConfigErrors errors;
+    HpaConfig::Parse(config::ParseConfig(yaml, "p.yaml", errors));
+    ASSERT_FALSE(errors.empty());
+    EXPECT_EQ(errors.all()[0].path, path) << errors.ToStatus().message();
+  }
+}
+
+TEST(HpaPolicy, RegistryBuildsIt) {
+  auto reg = PolicyRegistry::Default();
+  ASSERT_TRUE(reg.ok()) << reg.status().message();
+  config::ConfigErrors errors;
+  auto p = reg->Create(config::ParseConfig(kGpuUtil, "p.yaml", errors), WorkloadContext{});
+  ASSERT_TRUE(p.ok()) << p.status().message() << errors.ToStatus().message();
+  EXPECT_EQ((*p)->Name(), "hpa");
+}
+
+TEST(HpaPolicy, ToMilliRoundsUpLikeQuantity) {
+  EXPECT_EQ(ToMilli(0.3), 300);
+  EXPECT_EQ(ToMilli(1.0005), 1001);
+  EXPECT_EQ(ToMilli(80), 80000);
+  EXPECT_EQ(ToMilli(0), 0);
+}
+
+}  // namespace
+}  // namespace aiscale::decide
