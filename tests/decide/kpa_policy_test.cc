@@ -271,12 +271,13 @@ TEST(KpaPolicy, RegisteredAsKpa) {
   auto reg = PolicyRegistry::Default();
   ASSERT_TRUE(reg.ok()) << reg.status().message();
   config::ConfigErrors errs;
-  config::ConfigNode node =
-      config::ParseConfig("name: kpa\nsignal: request_rate\ntarget: 5\n", "p.yaml", errs);
+  config::ConfigNode node = config::ParseConfig(
+      "name: kpa\nsignal: request_rate\ntarget: 5\nactivation_signal: queue_len\n", "p.yaml", errs);
   auto p = reg->Create(node, WorkloadContext{});
   ASSERT_TRUE(p.ok()) << p.status().message() << errs.ToStatus().message();
   EXPECT_EQ((*p)->Name(), "kpa");
   EXPECT_EQ((*p)->Signals(), std::vector<std::string>{"request_rate"});
+  EXPECT_EQ((*p)->OptionalSignals(), std::vector<std::string>{"queue_len"});
 }
 
 }  // namespace

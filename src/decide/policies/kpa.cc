@@ -96,10 +96,9 @@ KpaParams KpaConfig::Params() const {
   return p;
 }
 
-std::vector<std::string> KpaPolicy::Signals() const {
-  std::vector<std::string> s = {c_.signal};
-  if (!c_.activation_signal.empty()) s.push_back(c_.activation_signal);
-  return s;
+std::vector<std::string> KpaPolicy::OptionalSignals() const {
+  if (c_.activation_signal.empty()) return {};
+  return {c_.activation_signal};
 }
 
 std::vector<KpaBucket> KpaBucketsFromSamples(const std::vector<Sample>& samples, TimePoint now,

@@ -15,7 +15,8 @@
 // recommendation (hold), never a scale-down. At zero ready replicas the configured signal
 // usually has no instances; `activation_signal` (e.g. queue_len, the requests waiting at the
 // load balancer, which is what Knative's activator reports) then supplies the demand that
-// activates the workload with at least `activation_scale` replicas.
+// activates the workload with at least `activation_scale` replicas. It is an optional signal:
+// without it the policy holds at zero, and it never vetoes a scale-down.
 //
 // Example (a workload's `policy:` map):
 //   name: kpa
@@ -63,7 +64,9 @@ class KpaPolicy final : public Policy {
   explicit KpaPolicy(KpaConfig c) : c_(std::move(c)), params_(c_.Params()) {}
   std::string_view Name() const override { return "kpa"; }
   Recommendation Recommend(const PolicyInput& in, PersistentState& state) const override;
-  std::vector<std::string> Signals() const override;
+  // The demand signal only: a missing `activation_signal` must not veto a scale-down.
+  std::vector<std::string> Signals() const override { return {c_.signal}; }
+  std::vector<std::string> OptionalSignals() const override;
   const KpaConfig& config() const { return c_; }
 
  private:
