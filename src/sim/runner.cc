@@ -1,7 +1,9 @@
 #include "sim/runner.h"
 
 #include <chrono>
+#include <map>
 #include <memory>
+#include <optional>
 
 #include "control/controller.h"
 #include "decide/pipeline.h"
@@ -57,6 +59,8 @@ Result<RunResult> RunPolicy(const Scenario& s, const PolicyRun& run, const RunOp
   auto registry = decide::PolicyRegistry::Default();
   if (!registry.ok()) return registry.status();
   Simulation sim;
+  config::ConfigErrors baseline_errors;
+  std::map<size_t, config::ConfigNode> baseline_nodes;
   sim.cluster = std::make_unique<Cluster>(s.cluster, sim.q, s.seed);
   sim.cluster->ScheduleFailures(s.failures, AtSeconds(s.duration_s));
   for (const auto& w : s.workloads) {
@@ -67,6 +71,20 @@ Result<RunResult> RunPolicy(const Scenario& s, const PolicyRun& run, const RunOp
         s.noise, sim.cluster.get()};
     auto built = kind->build(w.node, env);
     if (!built) return s.errors->ToStatus().Wrap("unable to build workload " + w.name);
+    // Offline baselines sized from the workload's own data (static-peak): the workload says
+    // the size, starts warm at it, and the policy holds it.
+    const size_t wi = sim.workloads.size();
+    const std::string pname = run.policy_nodes[wi].String("name", "");
+    if (pname == "static-peak") {
+      const std::optional<int> n = built->BaselineReplicas(pname);
+      if (!n) return Status::Error("unable to run static-peak: " + w.name + " has no peak size");
+      env.initial_replicas = *n;
+      built = kind->build(w.node, env);
+      if (!built) return s.errors->ToStatus().Wrap("unable to build workload " + w.name);
+      baseline_nodes.emplace(wi, config::ParseConfig("{name: static-peak, replicas: " +
+                                                         std::to_string(*n) + "}",
+                                                     "static-peak", baseline_errors));
+    }
     RETURN_IF_ERROR(sim.dir.Add(built.get()));
     sim.workloads.push_back(std::move(built));
     sim.timelines.push_back(nlohmann::json::array());
@@ -75,7 +93,9 @@ Result<RunResult> RunPolicy(const Scenario& s, const PolicyRun& run, const RunOp
   sim.actuator = std::make_unique<SimActuator>(sim.dir);
   sim.controller = std::make_unique<control::Controller>(sim.q.clock(), nullptr);
   for (size_t i = 0; i < s.workloads.size(); ++i) {
-    auto p = decide::BuildPipeline(*registry, s.workloads[i].node, run.policy_nodes[i],
+    const auto bn = baseline_nodes.find(i);
+    const config::ConfigNode& pnode = bn != baseline_nodes.end() ? bn->second : run.policy_nodes[i];
+    auto p = decide::BuildPipeline(*registry, s.workloads[i].node, pnode,
                                    s.control_period_s, sim.workloads[i]->ColdStartSeconds());
     if (!p.ok()) {
       return Status::Error(p.status().message() + "\n" + s.errors->ToStatus().message());

@@ -7,6 +7,7 @@
 // workload was started on. Single-threaded, like the simulator.
 #pragma once
 
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -47,6 +48,12 @@ class SimWorkload {
   // Fraction of the workload's work done, 0-1, for progress display; negative when the
   // workload has no natural end (a service replaying a trace measures by time instead).
   virtual double Progress() const { return -1; }
+  // The size an offline baseline named `baseline` (e.g. "static-peak") runs this workload at,
+  // computed from the workload's own data; nullopt when the kind has no such baseline.
+  virtual std::optional<int> BaselineReplicas(std::string_view baseline) const {
+    (void)baseline;
+    return std::nullopt;
+  }
 };
 
 }  // namespace aiscale::sim

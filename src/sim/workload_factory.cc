@@ -1,5 +1,6 @@
 #include "sim/workload_factory.h"
 
+#include "sim/inference/inference_service.h"
 #include "sim/training_job.h"
 
 namespace aiscale::sim {
@@ -18,6 +19,7 @@ std::unique_ptr<SimWorkload> BuildTrainingJob(const config::ConfigNode& workload
 const std::vector<WorkloadKind>& WorkloadKinds() {
   // One line per kind. Keep alphabetical.
   static const std::vector<WorkloadKind> kKinds = {
+      {"InferenceService", "service", &inference::BuildInferenceService},
       {"TrainingJob", "job", &BuildTrainingJob},
   };
   return kKinds;

@@ -167,6 +167,11 @@ const Result<OracleResult>& InferenceService::Oracle() const {
   return *oracle_;
 }
 
+std::optional<int> InferenceService::BaselineReplicas(std::string_view baseline) const {
+  if (baseline != "static-peak" || !Oracle().ok()) return std::nullopt;
+  return std::max(1, Oracle()->static_peak_replicas);
+}
+
 nlohmann::json InferenceService::Summary() const {
   Sync();
   const RequestStats& st = engine_->stats();
@@ -218,6 +223,32 @@ nlohmann::json InferenceService::TimelinePoint(TimePoint now) const {
           {"latency_p99_s", st.WindowQuantile(t, 0.99, false)},
           {"ttft_p99_s", st.WindowQuantile(t, 0.99, true)},
           {"gpu_hours", engine_->GpuSeconds() / 3600.0}};
+}
+
+std::unique_ptr<SimWorkload> BuildInferenceService(const config::ConfigNode& workload,
+                                                   const WorkloadEnv& env) {
+  const config::ConfigNode body = workload.Child("service");
+  std::shared_ptr<const InferenceSpec> spec =
+      InferenceSpec::Parse(body, env.scrape_interval_s, env.seed);
+  if (!spec) return nullptr;
+  auto stream = spec->trace->Open();
+  Status st = stream.status();
+  if (st.ok()) {
+    std::vector<traces::TraceRequest> buf;
+    size_t total = 0;
+    do {
+      buf.clear();
+      st = (*stream)->Next(buf, 1 << 15);
+      total += buf.size();
+    } while (st.ok() && !buf.empty());
+    if (st.ok() && total == 0) st = Status::Error("the trace has no requests in its window");
+  }
+  if (!st.ok()) {
+    const config::ConfigNode trace = body.Child("trace");
+    trace.ErrorAt(trace.Has("path") ? "path" : "format", st.message());
+    return nullptr;
+  }
+  return std::make_unique<InferenceService>(std::move(spec), env);
 }
 
 }  // namespace aiscale::sim::inference

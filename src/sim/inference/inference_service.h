@@ -40,6 +40,8 @@ class InferenceService final : public SimWorkload {
   nlohmann::json TimelinePoint(TimePoint now) const override;
   double ColdStartSeconds() const override { return spec_->ColdStartSeconds(); }
   double Progress() const override { return -1; }
+  // "static-peak": the oracle's peak-interval size (oracle.h); nullopt for other names.
+  std::optional<int> BaselineReplicas(std::string_view baseline) const override;
 
   // The oracle and static-peak size for this service's trace (computed once, on first use).
   const Result<OracleResult>& Oracle() const;
@@ -64,5 +66,11 @@ class InferenceService final : public SimWorkload {
   int scale_events_ = 0;
   mutable std::unique_ptr<Result<OracleResult>> oracle_;
 };
+
+// The workload factory's builder for kind InferenceService (body field `service`): parses
+// the spec and reads the whole trace once, so a malformed row is a config error at the
+// trace's `path` (with the trace's own file:line:field) before any run starts. Null on error.
+std::unique_ptr<SimWorkload> BuildInferenceService(const config::ConfigNode& workload,
+                                                   const WorkloadEnv& env);
 
 }  // namespace aiscale::sim::inference
