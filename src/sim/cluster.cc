@@ -7,10 +7,7 @@ namespace aiscale::sim {
 
 ClusterConfig ClusterConfig::Parse(const config::ConfigNode& node) {
   ClusterConfig c;
-  if (!node.IsDefined()) {
-    node.Error("cluster is required");
-    return c;
-  }
+  if (!node.IsDefined()) return c;  // the caller reports the absence, at the parent
   node.CheckKnown({"nodes", "gpus_per_node", "gpu_type", "gpu_memory_gb", "gpu_idle_power_w",
                    "gpu_max_power_w", "price_per_gpu_hour", "spot_price_per_gpu_hour",
                    "provisioning_delay", "repair_time"});

@@ -34,7 +34,7 @@ struct ClusterConfig {
   double provisioning_delay_s = 0;  // request -> node up
   double repair_s = 3600;           // failed -> free again
 
-  // Reads the scenario's `cluster` map; errors are recorded in the node.
+  // Reads the scenario's `cluster` map (defaults when absent); errors are recorded in the node.
   static ClusterConfig Parse(const config::ConfigNode& node);
 };
 

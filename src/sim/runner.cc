@@ -81,9 +81,9 @@ Result<RunResult> RunPolicy(const Scenario& s, const PolicyRun& run, const RunOp
       env.initial_replicas = *n;
       built = kind->build(w.node, env);
       if (!built) return s.errors->ToStatus().Wrap("unable to build workload " + w.name);
-      baseline_nodes.emplace(wi, config::ParseConfig("{name: static-peak, replicas: " +
-                                                         std::to_string(*n) + "}",
-                                                     "static-peak", baseline_errors));
+      baseline_nodes.emplace(
+          wi, config::ParseConfig("{name: static-peak, replicas: " + std::to_string(*n) + "}",
+                                  "static-peak", baseline_errors));
     }
     RETURN_IF_ERROR(sim.dir.Add(built.get()));
     sim.workloads.push_back(std::move(built));
@@ -95,8 +95,8 @@ Result<RunResult> RunPolicy(const Scenario& s, const PolicyRun& run, const RunOp
   for (size_t i = 0; i < s.workloads.size(); ++i) {
     const auto bn = baseline_nodes.find(i);
     const config::ConfigNode& pnode = bn != baseline_nodes.end() ? bn->second : run.policy_nodes[i];
-    auto p = decide::BuildPipeline(*registry, s.workloads[i].node, pnode,
-                                   s.control_period_s, sim.workloads[i]->ColdStartSeconds());
+    auto p = decide::BuildPipeline(*registry, s.workloads[i].node, pnode, s.control_period_s,
+                                   sim.workloads[i]->ColdStartSeconds());
     if (!p.ok()) {
       return Status::Error(p.status().message() + "\n" + s.errors->ToStatus().message());
     }

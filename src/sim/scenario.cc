@@ -42,13 +42,14 @@ void ReadSpec(const config::ConfigNode& root, Scenario& s) {
   s.scrape_interval_s =
       spec.DurationSeconds("scrape_interval", s.scrape_interval_s, config::Above(0));
   s.noise = spec.Number("noise", s.noise, config::Between(0, 0.5));
+  if (!spec.Has("cluster")) spec.Error("cluster is required");
   s.cluster = ClusterConfig::Parse(spec.Child("cluster"));
   s.failures = FailureSpec::ParseList(spec.Child("failures"));
 
   const config::ConfigNode workloads = spec.Child("workloads");
   const auto items = workloads.Items();
   if (!workloads.IsDefined() || (workloads.IsSequence() && items.empty())) {
-    spec.Error("spec.workloads must list at least one workload");
+    spec.Error("workloads must list at least one workload");
   }
   std::set<std::string> names;
   int initial_total = 0;
@@ -69,26 +70,29 @@ void ReadSpec(const config::ConfigNode& root, Scenario& s) {
     if (!sw.name.empty() && !names.insert(sw.name).second) {
       w.ErrorAt("name", "workload name '" + sw.name + "' is used twice");
     }
-    const int min_r = w.Int("min_replicas", 1, config::AtLeast(0));
-    const int max_r = w.Int("max_replicas", 100, config::AtLeast(1));
-    const int gran = std::max(1, w.Int("granularity", 1, config::AtLeast(1)));
-    sw.initial_replicas = w.Int("initial_replicas", std::max(min_r, 1), config::AtLeast(0));
-    if (sw.initial_replicas < min_r || sw.initial_replicas > max_r) {
+    // The same reader the pipeline uses, so min > max and granularity errors read alike.
+    const decide::ConstraintsConfig cc = decide::ConstraintsConfig::Parse(w);
+    sw.initial_replicas =
+        w.Int("initial_replicas", std::max(cc.min_replicas, 1), config::AtLeast(0));
+    if (cc.min_replicas <= cc.max_replicas &&
+        (sw.initial_replicas < cc.min_replicas || sw.initial_replicas > cc.max_replicas)) {
       w.ErrorAt("initial_replicas", "initial_replicas " + std::to_string(sw.initial_replicas) +
                                         " must be within [min_replicas, max_replicas] = [" +
-                                        std::to_string(min_r) + ", " + std::to_string(max_r) + "]");
-    } else if (sw.initial_replicas % gran != 0) {
+                                        std::to_string(cc.min_replicas) + ", " +
+                                        std::to_string(cc.max_replicas) + "]");
+    } else if (cc.granularity > 0 && sw.initial_replicas % cc.granularity != 0) {
       w.ErrorAt("initial_replicas", "initial_replicas " + std::to_string(sw.initial_replicas) +
                                         " is not a multiple of granularity " +
-                                        std::to_string(gran));
+                                        std::to_string(cc.granularity));
     }
-    if (!w.Child("policy").IsMap()) {
+    // Child() of an absent key is an invalid yaml-cpp node: ask IsDefined() before IsMap().
+    if (!w.Child("policy").IsDefined() || !w.Child("policy").IsMap()) {
       w.ErrorAt("policy", "policy must be a map with a name, e.g. {name: training}");
     }
     initial_total += sw.initial_replicas;
     s.workloads.push_back(sw);
   }
-  if (initial_total > s.cluster.nodes) {
+  if (initial_total > s.cluster.nodes && spec.Child("cluster").IsDefined()) {
     spec.Child("cluster").ErrorAt("nodes", "the cluster has " + std::to_string(s.cluster.nodes) +
                                                " nodes but the workloads start on " +
                                                std::to_string(initial_total));
@@ -140,12 +144,29 @@ void CheckBuilds(const Scenario& s, const config::ConfigNode& root) {
     built.push_back(kind->build(w.node, env));
   }
   if (!root.errors()->empty()) return;
-  auto runs = s.Runs({});
+  // Each workload's own policy, whether or not `compare` runs it.
+  for (size_t i = 0; i < s.workloads.size(); ++i) {
+    (void)decide::BuildPipeline(*registry, s.workloads[i].node, s.workloads[i].node.Child("policy"),
+                                s.control_period_s, built[i] ? built[i]->ColdStartSeconds() : 0);
+  }
+  if (!root.errors()->empty()) return;
+  // Policies named only in `compare` get synthesized nodes with no place in the file; their
+  // errors go to a scratch sink and are reported at the compare entry.
+  config::ConfigErrors scratch;
+  auto runs = s.Runs({}, &scratch);
   if (!runs.ok()) return;
-  for (const auto& run : *runs) {
+  for (size_t p = 0; p < runs->size(); ++p) {
+    const auto& run = (*runs)[p];
     for (size_t i = 0; i < s.workloads.size(); ++i) {
+      const size_t before = scratch.size();
       (void)decide::BuildPipeline(*registry, s.workloads[i].node, run.policy_nodes[i],
                                   s.control_period_s, built[i] ? built[i]->ColdStartSeconds() : 0);
+      for (size_t e = before; e < scratch.size() && p < s.compare_nodes.size(); ++e) {
+        s.compare_nodes[p].Error("policy '" + run.label + "' for workload " + s.workloads[i].name +
+                                 ": " + scratch.all()[e].path + ": " + scratch.all()[e].message +
+                                 " (give it as a map with its fields, or set it as the "
+                                 "workload's policy)");
+      }
     }
   }
 }
@@ -163,7 +184,9 @@ Result<Scenario> FromRoot(const config::ConfigNode& root,
 
 }  // namespace
 
-Result<std::vector<PolicyRun>> Scenario::Runs(const std::vector<std::string>& policies) const {
+Result<std::vector<PolicyRun>> Scenario::Runs(const std::vector<std::string>& policies,
+                                              config::ConfigErrors* synth_errors) const {
+  if (!synth_errors) synth_errors = errors.get();
   std::vector<PolicyRun> out;
   std::vector<std::string> names = policies;
   const bool from_compare = names.empty();
@@ -171,7 +194,8 @@ Result<std::vector<PolicyRun>> Scenario::Runs(const std::vector<std::string>& po
   if (names.empty()) {
     // DESIGN.md: reports compare the configured policy with static at the configured size.
     if (workloads.empty()) return Status::Error("unable to plan runs: no workloads");
-    names = {workloads[0].node.Child("policy").String("name", "static"), "static"};
+    const config::ConfigNode own = workloads[0].node.Child("policy");
+    names = {own.IsDefined() ? own.String("name", "static") : "static", "static"};
     if (names[0] == "static") names.pop_back();
   }
   std::set<std::string> labels;
@@ -192,13 +216,13 @@ Result<std::vector<PolicyRun>> Scenario::Runs(const std::vector<std::string>& po
         YAML::Node n;
         n["name"] = "static";
         n["replicas"] = w.initial_replicas;
-        run.policy_nodes.push_back(Synthesized(n, path, file, errors.get()));
-      } else if (own.String("name", "") == name) {
+        run.policy_nodes.push_back(Synthesized(n, path, file, synth_errors));
+      } else if (own.IsDefined() && own.String("name", "") == name) {
         run.policy_nodes.push_back(own);
       } else {
         YAML::Node n;
         n["name"] = name;
-        run.policy_nodes.push_back(Synthesized(n, path, file, errors.get()));
+        run.policy_nodes.push_back(Synthesized(n, path, file, synth_errors));
       }
     }
     out.push_back(std::move(run));

@@ -54,8 +54,10 @@ struct Scenario {
 
   // The runs for `policies` (names, as from --policy), or for `compare` when empty. `static`
   // runs each workload at its initial_replicas; a name equal to the workload's own policy uses
-  // that node with its parameters; any other name gets its defaults.
-  Result<std::vector<PolicyRun>> Runs(const std::vector<std::string>& policies) const;
+  // that node with its parameters; any other name gets its defaults. Errors found later in
+  // synthesized policy nodes go to `synth_errors` (default: this scenario's sink).
+  Result<std::vector<PolicyRun>> Runs(const std::vector<std::string>& policies,
+                                      config::ConfigErrors* synth_errors = nullptr) const;
 };
 
 Result<Scenario> LoadScenario(const std::string& path);

@@ -48,7 +48,7 @@ class TrainingJob final : public SimWorkload, public NodeOwner {
   // For tests and reports.
   signals::Phase phase() const { return phase_; }
   bool restarting() const { return restarting_; }
-  double steps() const { return steps_; }
+  double steps() const;  // optimizer steps done, as of the queue's now
   int running() const { return restarting_ ? 0 : static_cast<int>(running_.size()); }
   const TrainingJobConfig& config() const { return cfg_; }
 

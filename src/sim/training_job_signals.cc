@@ -104,6 +104,11 @@ std::vector<Observation> TrainingJob::Signal(std::string_view name, TimePoint no
   return out;
 }
 
+double TrainingJob::steps() const {
+  if (done_ || !q_ || segments_.empty()) return steps_;
+  return StepsAt(q_->Now());
+}
+
 double TrainingJob::Progress() const {
   if (done_) return 1.0;
   if (!q_ || segments_.empty()) return 0.0;

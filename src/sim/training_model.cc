@@ -50,10 +50,7 @@ TrainingJobConfig TrainingJobConfig::Parse(const config::ConfigNode& job) {
   using config::AtLeast;
   using config::Between;
   TrainingJobConfig c;
-  if (!job.IsDefined()) {
-    job.Error("job is required for a TrainingJob");
-    return c;
-  }
+  if (!job.IsDefined()) return c;  // the caller reports the absence, at the parent
   job.CheckKnown({"model", "parameters", "gradient_bytes_per_param", "state_bytes_per_param",
                   "total_steps", "total_samples", "global_batch", "epochs",
                   "checkpoint_every_steps", "compute", "load", "eval", "restart"});
@@ -75,42 +72,50 @@ TrainingJobConfig TrainingJobConfig::Parse(const config::ConfigNode& job) {
   c.checkpoint_every_steps = job.Int("checkpoint_every_steps", 0, AtLeast(0));
 
   const auto compute = job.Child("compute");
-  compute.CheckKnown({"sample_compute_s", "activation_gb_per_sample", "micro_batch",
-                      "inter_node_gb_per_s", "intra_node_gb_per_s", "hop_latency_s", "util"});
-  c.sample_compute_s = compute.Number("sample_compute_s", c.sample_compute_s, Above(0));
-  c.activation_gb_per_sample =
-      compute.Number("activation_gb_per_sample", c.activation_gb_per_sample, AtLeast(0));
-  c.micro_batch = compute.Int("micro_batch", c.micro_batch, AtLeast(1));
-  c.inter_node_gb_per_s = compute.Number("inter_node_gb_per_s", c.inter_node_gb_per_s, Above(0));
-  c.intra_node_gb_per_s = compute.Number("intra_node_gb_per_s", c.intra_node_gb_per_s, Above(0));
-  c.hop_latency_s = compute.Number("hop_latency_s", c.hop_latency_s, AtLeast(0));
-  c.compute_util = ParseRange(compute, "util", c.compute_util);
+  if (compute.IsDefined()) {
+    compute.CheckKnown({"sample_compute_s", "activation_gb_per_sample", "micro_batch",
+                        "inter_node_gb_per_s", "intra_node_gb_per_s", "hop_latency_s", "util"});
+    c.sample_compute_s = compute.Number("sample_compute_s", c.sample_compute_s, Above(0));
+    c.activation_gb_per_sample =
+        compute.Number("activation_gb_per_sample", c.activation_gb_per_sample, AtLeast(0));
+    c.micro_batch = compute.Int("micro_batch", c.micro_batch, AtLeast(1));
+    c.inter_node_gb_per_s = compute.Number("inter_node_gb_per_s", c.inter_node_gb_per_s, Above(0));
+    c.intra_node_gb_per_s = compute.Number("intra_node_gb_per_s", c.intra_node_gb_per_s, Above(0));
+    c.hop_latency_s = compute.Number("hop_latency_s", c.hop_latency_s, AtLeast(0));
+    c.compute_util = ParseRange(compute, "util", c.compute_util);
+  }
 
   const auto load = job.Child("load");
-  load.CheckKnown({"initial_gb", "reload_gb", "reload_every_epochs", "storage_gb_per_s",
-                   "node_gb_per_s", "util"});
-  c.initial_load_gb = load.Number("initial_gb", c.initial_load_gb, AtLeast(0));
-  c.reload_gb = load.Number("reload_gb", c.reload_gb, AtLeast(0));
-  c.reload_every_epochs = load.Int("reload_every_epochs", c.reload_every_epochs, AtLeast(0));
-  c.storage_gb_per_s = load.Number("storage_gb_per_s", c.storage_gb_per_s, Above(0));
-  c.node_gb_per_s = load.Number("node_gb_per_s", c.node_gb_per_s, Above(0));
-  c.load_util = ParseRange(load, "util", c.load_util);
+  if (load.IsDefined()) {
+    load.CheckKnown({"initial_gb", "reload_gb", "reload_every_epochs", "storage_gb_per_s",
+                     "node_gb_per_s", "util"});
+    c.initial_load_gb = load.Number("initial_gb", c.initial_load_gb, AtLeast(0));
+    c.reload_gb = load.Number("reload_gb", c.reload_gb, AtLeast(0));
+    c.reload_every_epochs = load.Int("reload_every_epochs", c.reload_every_epochs, AtLeast(0));
+    c.storage_gb_per_s = load.Number("storage_gb_per_s", c.storage_gb_per_s, Above(0));
+    c.node_gb_per_s = load.Number("node_gb_per_s", c.node_gb_per_s, Above(0));
+    c.load_util = ParseRange(load, "util", c.load_util);
+  }
 
   const auto eval = job.Child("eval");
-  eval.CheckKnown(
-      {"every_epochs", "samples", "batch_per_gpu", "sample_forward_s", "host_overhead_s", "util"});
-  c.eval_every_epochs = eval.Int("every_epochs", c.eval_every_epochs, AtLeast(0));
-  c.eval_samples = eval.Number("samples", c.eval_samples, AtLeast(0));
-  c.eval_batch_per_gpu = eval.Int("batch_per_gpu", c.eval_batch_per_gpu, AtLeast(1));
-  c.eval_sample_forward_s = eval.Number("sample_forward_s", c.eval_sample_forward_s, Above(0));
-  c.eval_host_overhead_s = eval.Number("host_overhead_s", c.eval_host_overhead_s, AtLeast(0));
-  c.eval_util = ParseRange(eval, "util", c.eval_util);
+  if (eval.IsDefined()) {
+    eval.CheckKnown({"every_epochs", "samples", "batch_per_gpu", "sample_forward_s",
+                     "host_overhead_s", "util"});
+    c.eval_every_epochs = eval.Int("every_epochs", c.eval_every_epochs, AtLeast(0));
+    c.eval_samples = eval.Number("samples", c.eval_samples, AtLeast(0));
+    c.eval_batch_per_gpu = eval.Int("batch_per_gpu", c.eval_batch_per_gpu, AtLeast(1));
+    c.eval_sample_forward_s = eval.Number("sample_forward_s", c.eval_sample_forward_s, Above(0));
+    c.eval_host_overhead_s = eval.Number("host_overhead_s", c.eval_host_overhead_s, AtLeast(0));
+    c.eval_util = ParseRange(eval, "util", c.eval_util);
+  }
 
   const auto restart = job.Child("restart");
-  restart.CheckKnown({"checkpoint", "rendezvous", "restore"});
-  c.checkpoint_s = restart.DurationSeconds("checkpoint", c.checkpoint_s, AtLeast(0));
-  c.rendezvous_s = restart.DurationSeconds("rendezvous", c.rendezvous_s, AtLeast(0));
-  c.restore_s = restart.DurationSeconds("restore", c.restore_s, AtLeast(0));
+  if (restart.IsDefined()) {
+    restart.CheckKnown({"checkpoint", "rendezvous", "restore"});
+    c.checkpoint_s = restart.DurationSeconds("checkpoint", c.checkpoint_s, AtLeast(0));
+    c.rendezvous_s = restart.DurationSeconds("rendezvous", c.rendezvous_s, AtLeast(0));
+    c.restore_s = restart.DurationSeconds("restore", c.restore_s, AtLeast(0));
+  }
 
   if (c.reload_every_epochs > 0 && c.reload_gb <= 0) {
     load.ErrorAt("reload_gb", "reload_every_epochs needs reload_gb > 0");

@@ -70,7 +70,7 @@ struct TrainingJobConfig {
   double total_samples() const { return total_steps * global_batch; }
   double restart_s() const { return checkpoint_s + rendezvous_s + restore_s; }
 
-  // Reads the workload's `job` map; errors recorded in the node.
+  // Reads the workload's `job` map (defaults when absent); errors recorded in the node.
   static TrainingJobConfig Parse(const config::ConfigNode& job);
 };
 

@@ -9,6 +9,7 @@ namespace {
 std::unique_ptr<SimWorkload> BuildTrainingJob(const config::ConfigNode& workload,
                                               const WorkloadEnv& env) {
   const size_t before = workload.errors()->size();
+  if (!workload.Has("job")) workload.Error("a TrainingJob needs a `job` map");
   TrainingJobConfig cfg = TrainingJobConfig::Parse(workload.Child("job"));
   if (workload.errors()->size() > before) return nullptr;
   return std::make_unique<TrainingJob>(std::move(cfg), env);
