@@ -17,7 +17,9 @@ using signals::Phase;
 constexpr double kHuge = 1e30;
 // Compute time at one size before probing another: enough ticks that the two sizes' measured
 // speeds differ by more than their noise.
-constexpr double kProbeAfterS = 900;
+constexpr double kProbeAfterS = 1800;
+// Training time before sample-less phases are priced as a share of the remaining work.
+constexpr double kOverheadAfterS = 1800;
 
 std::string Num(double v) {
   char buf[32];
@@ -153,8 +155,11 @@ Recommendation TrainingPolicy::Recommend(const PolicyInput& in, PersistentState&
       t.epoch_at_rescale = x.epoch.value_or(t.epoch_at_rescale);
     }
     if (kind != ChangeKind::kFailure) t.pending = 0;
-  } else if (in.ready < t.prev_ready && in.ready < in.current) {
-    // A node left the rendezvous but not the spec: the job restarts as after a failure.
+  } else if (in.ready < t.prev_ready && in.ready < in.current &&
+             (t.change_kind == static_cast<int>(ChangeKind::kFailure) || t.change_at == kNever ||
+              now - t.change_at >= c_.warmup_s)) {
+    // A node left the rendezvous but not the spec, long after any change of ours (ready also
+    // dips while the job restarts on its new size): the job restarts as after a failure.
     t.change_at = now;
     t.change_kind = static_cast<int>(ChangeKind::kFailure);
     t.settled_at = kNever;
@@ -231,8 +236,10 @@ Recommendation TrainingPolicy::Recommend(const PolicyInput& in, PersistentState&
   t.wall_s += dt;
   t.ref_s += dt * ratio;
   if (!restarting && !ph.changed && learn_phase) {
-    if (sampleless) {
-      // Kept as reference-size seconds, so the overhead can be re-priced at any size.
+    if (sampleless && compute.HasData()) {
+      // Kept as reference-size seconds, so the overhead can be re-priced at any size. Only
+      // once training has started: a load before the first step is a one-off, not a share of
+      // the remaining work.
       (*learn_phase == Phase::kLoad ? t.load_s : t.eval_s) += dt * ratio;
     } else if (has_samples) {
       ThroughputModel& m = *learn_phase == Phase::kLoad ? load : compute;
@@ -366,7 +373,8 @@ Recommendation TrainingPolicy::Recommend(const PolicyInput& in, PersistentState&
   SecondsPerSampleFn y_job = [&, phi_load, train_samples, ref](int n) {
     double y = (1 - phi_load) * y_of(compute, n);
     if (phi_load > 0) y += phi_load * y_of(load, n);
-    if (train_samples > 0) {
+    // Overhead per training sample only once a stretch of training gives it a denominator.
+    if (train_samples > 0 && t.train_s >= kOverheadAfterS) {
       for (Phase p : {Phase::kLoad, Phase::kEval}) {
         const double ref_s = p == Phase::kLoad ? t.load_s : t.eval_s;
         if (ref_s <= 0) continue;
@@ -431,6 +439,11 @@ Recommendation TrainingPolicy::Recommend(const PolicyInput& in, PersistentState&
   fact("compute_sync", tp.sync);
   fact("compute_latency", tp.latency);
   fact("compute_sizes_seen", compute.DistinctSizes());
+  // The compute curve one group either side of the current size, for reading the fit.
+  for (int n : {in.current - g, in.current, in.current + g}) {
+    if (auto v = compute.Predict(n)) fact("compute_samples_per_s_at_" + std::to_string(n), *v);
+    if (auto v = compute.Observed(n)) fact("compute_observed_at_" + std::to_string(n), *v);
+  }
   fact("load_share", phi_load);
   fact("overhead_share", overhead_share);
   if (pr.has_change) {

@@ -63,12 +63,11 @@ PlanResult PlanSize(const PlanInput& in) {
       p.then = back_to;
       const double sw = n != in.current ? in.restart_s : 0;
       double t1 = work * ph.y(n);
-      double rest = ph.trains ? remaining - work : remaining;
-      if (n != back_to && sw > 0 && sw + t1 < in.cooldown_s && rest > 0) {
-        const double more = std::min(rest, (in.cooldown_s - sw - t1) / in.y_job(n));
-        t1 += more * in.y_job(n);
-        rest -= more;
-      }
+      const double rest = ph.trains ? remaining - work : remaining;
+      // A phase-sized change must be undone when the phase ends, so the phase has to outlast
+      // the cooldown; otherwise it is a job-level change in disguise (the cooldown would keep
+      // the phase's size into the next phase).
+      if (n != back_to && n != in.current && sw + t1 < in.cooldown_s) continue;
       const double back = (n != back_to && rest > 0) ? in.restart_s : 0;
       const double t2 = back + rest * in.y_job(back_to);
       p.time_s = sw + t1 + t2;

@@ -8,8 +8,8 @@
 // within (1 + max_slowdown) x (reference-equivalent time so far + the rest at the reference
 // size), so restarts and slow stretches already paid for use it up. With a phase segment (the
 // current phase's expected remaining work and its own speed curve), a plan runs n for the rest
-// of the phase (and at least until the cooldown allows the next change), then the job-level
-// best size. Pure functions of the input.
+// of the phase, then the job-level best size; a phase shorter than the cooldown gets no plan
+// of its own, since its size could not be undone when it ends. Pure functions of the input.
 #pragma once
 
 #include <functional>

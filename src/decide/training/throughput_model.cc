@@ -128,7 +128,8 @@ void ThroughputModel::Refit() {
   const double amp = hy / hh;
   std::array<double, kParams> prior_theta;
   for (int j = 0; j < kParams; ++j) prior_theta[j] = amp * dir[j];
-  const double lambda = prior_.strength * w_total;
+  const double lambda[kParams] = {prior_.strength * w_total, prior_.strength * w_total,
+                                  prior_.latency_strength * w_total};
 
   auto objective = [&](const std::array<double, kParams>& th) {
     double j = 0;
@@ -138,7 +139,7 @@ void ThroughputModel::Refit() {
       j += b.w * pred * pred - 2 * b.wy * pred;
     }
     for (int k = 0; k < kParams; ++k)
-      j += lambda * (th[k] - prior_theta[k]) * (th[k] - prior_theta[k]);
+      j += lambda[k] * (th[k] - prior_theta[k]) * (th[k] - prior_theta[k]);
     return j;
   };
   auto positive = [&](const std::array<double, kParams>& th) {
@@ -160,8 +161,10 @@ void ThroughputModel::Refit() {
     std::array<std::array<double, kParams>, kParams> ms{};
     std::array<double, kParams> vs{}, xs{};
     for (int i = 0; i < k; ++i) {
-      vs[i] = v_data[free[i]] + lambda * prior_theta[free[i]];
-      for (int j = 0; j < k; ++j) ms[i][j] = m_data[free[i]][free[j]] + (i == j ? lambda : 0);
+      vs[i] = v_data[free[i]] + lambda[free[i]] * prior_theta[free[i]];
+      for (int j = 0; j < k; ++j) {
+        ms[i][j] = m_data[free[i]][free[j]] + (i == j ? lambda[free[i]] : 0);
+      }
     }
     if (!Solve(ms, vs, k, xs)) continue;
     std::array<double, kParams> th = {0, 0, 0};

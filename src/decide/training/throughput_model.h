@@ -29,7 +29,14 @@ struct ThroughputPrior {
   // of the step that does not shrink with more nodes.
   double compute_bound_util = 100;
   // Relative weight of the prior against all data (pseudo-observations as a share of data).
-  double strength = 1e-3;
+  // Tiny, because nearby sizes are nearly collinear in (1, 1/n, n): moving the prediction at 8
+  // while keeping 7 costs parameter changes ~8x as large, so even 1e-3 outweighs a size seen
+  // for 3% of the time. It only has to decide directions the data do not see. The latency term is
+  // held much closer to its prior of 0: per-hop latency is microseconds next to a step's
+  // milliseconds, and with data at two sizes only, a weak hold would let noise split the measured
+  // slope between 1/n and n arbitrarily.
+  double strength = 1e-6;
+  double latency_strength = 0.01;
 };
 
 struct ThroughputParams {
