@@ -20,6 +20,9 @@ constexpr double kHuge = 1e30;
 constexpr double kProbeAfterS = 1800;
 // Training time before sample-less phases are priced as a share of the remaining work.
 constexpr double kOverheadAfterS = 1800;
+// Spare budget a shrink must leave (share of its predicted time): the fit drifts by about this
+// much over an hour, and a shrink undone by the next decision costs two restarts for nothing.
+constexpr double kShrinkSafety = 0.02;
 
 std::string Num(double v) {
   char buf[32];
@@ -423,6 +426,7 @@ Recommendation TrainingPolicy::Recommend(const PolicyInput& in, PersistentState&
   pi.gain_margin = c_.gain_margin;
   pi.elapsed_wall_s = t.wall_s;
   pi.elapsed_ref_s = t.ref_s;
+  pi.shrink_safety = kShrinkSafety;
   const PlanResult pr = PlanSize(pi);
 
   const ThroughputParams tp = compute.Params();

@@ -29,7 +29,8 @@ PlanResult PlanSize(const PlanInput& in) {
   const double remaining = std::max(0.0, in.remaining_samples);
   r.deadline_s = (1 + in.max_slowdown) * (in.elapsed_ref_s + remaining * in.y_job(in.reference));
   auto finish = [&](Plan& p) {
-    p.feasible = in.elapsed_wall_s + p.time_s <= r.deadline_s + kSlackS;
+    const double spare = p.first < in.current ? in.shrink_safety * p.time_s : 0;
+    p.feasible = in.elapsed_wall_s + p.time_s + spare <= r.deadline_s + kSlackS;
     return p;
   };
   std::vector<int> sizes = in.sizes;
