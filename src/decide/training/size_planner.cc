@@ -28,11 +28,21 @@ PlanResult PlanSize(const PlanInput& in) {
   PlanResult r;
   const double remaining = std::max(0.0, in.remaining_samples);
   r.deadline_s = (1 + in.max_slowdown) * (in.elapsed_ref_s + remaining * in.y_job(in.reference));
-  auto finish = [&](Plan& p) {
+  // Phase plans also spend a sample-less phase's time, which the remaining samples do not
+  // price; the reference would spend it too.
+  double phase_deadline = r.deadline_s;
+  if (in.phase && !in.phase->trains) {
+    phase_deadline +=
+        (1 + in.max_slowdown) * std::max(0.0, in.phase->work) * in.phase->y(in.reference);
+  }
+  auto check = [&](Plan& p, double deadline) {
     const double spare = p.first < in.current ? in.shrink_safety * p.time_s : 0;
-    p.feasible = in.elapsed_wall_s + p.time_s + spare <= r.deadline_s + kSlackS;
+    p.feasible = in.elapsed_wall_s + p.time_s + spare <= deadline + kSlackS;
     return p;
   };
+  const double job_deadline = r.deadline_s;
+  auto finish = [&](Plan& p) { return check(p, job_deadline); };
+  if (in.phase) r.deadline_s = phase_deadline;  // what the chosen and stay plans are held to
   std::vector<int> sizes = in.sizes;
   if (std::find(sizes.begin(), sizes.end(), in.current) == sizes.end()) {
     sizes.push_back(in.current);
@@ -53,7 +63,7 @@ PlanResult PlanSize(const PlanInput& in) {
 
   std::vector<Plan> plans = job;
   if (in.phase) {
-    // n for the rest of the phase (at least until the cooldown ends), then the job-level best.
+    // n for the rest of the phase, then the job-level best.
     const PhaseSegment& ph = *in.phase;
     const int back_to = r.job_best;
     const double work = std::max(0.0, ph.trains ? std::min(remaining, ph.work) : ph.work);
@@ -67,14 +77,15 @@ PlanResult PlanSize(const PlanInput& in) {
       const double rest = ph.trains ? remaining - work : remaining;
       // A phase-sized change must be undone when the phase ends, so the phase has to outlast
       // the cooldown; otherwise it is a job-level change in disguise (the cooldown would keep
-      // the phase's size into the next phase).
+      // the phase's size into the next phase, and a sample-less phase's learned duration mixes
+      // size with content: a reload is half an initial load whatever the size).
       if (n != back_to && n != in.current && sw + t1 < in.cooldown_s) continue;
       const double back = (n != back_to && rest > 0) ? in.restart_s : 0;
       const double t2 = back + rest * in.y_job(back_to);
       p.time_s = sw + t1 + t2;
       p.cost_node_s = n * (sw + t1) + back_to * t2;
       p.restart_node_s = n * sw;
-      plans.push_back(finish(p));
+      plans.push_back(check(p, phase_deadline));
     }
   }
 

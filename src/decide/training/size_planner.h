@@ -68,7 +68,7 @@ struct PlanResult {
   bool has_change = false;
   bool phase_driven = false;  // chosen.first differs from the job-level best size
   int job_best = 0;           // job-level best size (no phase segment)
-  double deadline_s = 0;      // latest acceptable completion, from job start
+  double deadline_s = 0;      // latest acceptable completion of the plans compared, from job start
   double gain = 0;            // node-seconds (stay feasible) or seconds (stay too slow)
   double needed = 0;          // (1 + margin) x the change's restart cost, same unit
 };
