@@ -24,10 +24,8 @@ Status Controller::Add(WorkloadBinding b) {
                            " but no source is bound for it");
     }
   }
-  for (const auto& w : workloads_) {
-    if (w->binding.ref.Key() == key) {
-      return Status::Error("unable to add workload " + key + ": name already in use");
-    }
+  if (keys_.count(key)) {
+    return Status::Error("unable to add workload " + key + ": name already in use");
   }
   auto w = std::make_unique<Workload>(std::move(b));
   if (store_) {
@@ -39,6 +37,7 @@ Status Controller::Add(WorkloadBinding b) {
     w->stabilizer_state = std::move(ss).value();
   }
   workloads_.push_back(std::move(w));
+  keys_.insert(key);
   return Status::Ok();
 }
 
@@ -71,6 +70,7 @@ Decision Controller::TickOne(size_t index) {
   d.current = scale->current;
   d.ready = scale->ready;
 
+  d.inputs.reserve(b.signals.size());
   for (const SignalBinding& s : b.signals) {
     auto obs = s.source->Fetch({b.ref, s.signal, s.expression}, now);
     if (obs.ok()) {

@@ -11,6 +11,7 @@
 
 #include <memory>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "core/actuator.h"
@@ -70,6 +71,7 @@ class Controller {
   Clock& clock_;
   Store* store_;
   std::vector<std::unique_ptr<Workload>> workloads_;
+  std::unordered_set<std::string> keys_;  // of workloads_, so Add is O(1), not O(n)
 };
 
 }  // namespace aiscale::control
