@@ -50,3 +50,23 @@ TEST(ConfigNode, DurationsAndDefaults) {
 
 }  // namespace
 }  // namespace aiscale::config
+
+namespace aiscale::config {
+namespace {
+
+TEST(ConfigNode, AbsentChildrenAreSafeAndLocatedAtTheirParent) {
+  ConfigErrors errs;
+  ConfigNode root = ParseConfig("spec:\n  cluster: {}\n", "c.yaml", errs);
+  ConfigNode deep = root.Child("spec").Child("missing").Child("deeper");
+  EXPECT_FALSE(deep.IsDefined());
+  EXPECT_FALSE(deep.IsMap());
+  EXPECT_FALSE(deep.Has("x"));
+  EXPECT_EQ(deep.Number("x", 7), 7);
+  EXPECT_TRUE(deep.Items().empty());
+  deep.Error("needed here");
+  ASSERT_EQ(errs.size(), 1u);
+  EXPECT_EQ(errs.all()[0].ToString(), "c.yaml:2:3: spec.missing.deeper: needed here");
+}
+
+}  // namespace
+}  // namespace aiscale::config

@@ -26,8 +26,12 @@ Status ConfigErrors::ToStatus() const {
 }
 
 ConfigNode::ConfigNode(YAML::Node node, std::string path, std::shared_ptr<const std::string> file,
-                       ConfigErrors* errors)
-    : node_(std::move(node)), path_(std::move(path)), file_(std::move(file)), errors_(errors) {}
+                       ConfigErrors* errors, YAML::Mark fallback_mark)
+    : node_(node.IsDefined() ? std::move(node) : YAML::Node(YAML::NodeType::Undefined)),
+      mark_(node_.IsDefined() ? node_.Mark() : fallback_mark),
+      path_(std::move(path)),
+      file_(std::move(file)),
+      errors_(errors) {}
 
 std::string ConfigNode::ChildPath(const std::string& key) const {
   return path_.empty() ? key : path_ + "." + key;
@@ -37,8 +41,8 @@ ConfigError ConfigNode::MakeError(const YAML::Node& at, const std::string& path,
                                   const std::string& message) const {
   ConfigError e;
   e.file = file_ ? *file_ : "<config>";
-  YAML::Mark m = at.IsDefined() ? at.Mark() : node_.Mark();
-  if (m.line < 0 && node_.IsDefined()) m = node_.Mark();
+  YAML::Mark m = at.IsDefined() ? at.Mark() : mark_;
+  if (m.line < 0) m = mark_;
   e.line = m.line >= 0 ? m.line + 1 : 0;
   e.column = m.column >= 0 ? m.column + 1 : 0;
   e.path = path;
@@ -52,8 +56,8 @@ bool ConfigNode::Has(const std::string& key) const {
 
 ConfigNode ConfigNode::Child(const std::string& key) const {
   if (!node_.IsMap())
-    return ConfigNode(YAML::Node(YAML::NodeType::Undefined), ChildPath(key), file_, errors_);
-  return ConfigNode(node_[key], ChildPath(key), file_, errors_);
+    return ConfigNode(YAML::Node(YAML::NodeType::Undefined), ChildPath(key), file_, errors_, mark_);
+  return ConfigNode(node_[key], ChildPath(key), file_, errors_, mark_);
 }
 
 std::vector<ConfigNode> ConfigNode::Items() const {

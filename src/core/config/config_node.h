@@ -58,8 +58,10 @@ inline Bounds Between(double min, double max) { return Bounds{min, max, false}; 
 
 class ConfigNode {
  public:
+  // An undefined or invalid (yaml-cpp "zombie") node is normalized to a valid undefined one,
+  // so every accessor is safe on absent fields; `fallback_mark` locates errors about it.
   ConfigNode(YAML::Node node, std::string path, std::shared_ptr<const std::string> file,
-             ConfigErrors* errors);
+             ConfigErrors* errors, YAML::Mark fallback_mark = YAML::Mark::null_mark());
 
   bool IsDefined() const { return node_.IsDefined() && !node_.IsNull(); }
   bool IsMap() const { return node_.IsMap(); }
@@ -108,6 +110,7 @@ class ConfigNode {
   bool CheckBounds(const std::string& key, double v, const Bounds& b) const;
 
   YAML::Node node_;
+  YAML::Mark mark_;  // of this node, or of the nearest defined ancestor
   std::string path_;
   std::shared_ptr<const std::string> file_;
   ConfigErrors* errors_;
