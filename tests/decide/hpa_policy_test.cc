@@ -6,7 +6,9 @@
 
 #include <gtest/gtest.h>
 
+#include "decide/pipeline.h"
 #include "decide/policy_registry.h"
+#include "decide/stabilizer.h"
 
 namespace aiscale::decide {
 namespace {
@@ -236,6 +238,69 @@ TEST(HpaPolicy, RegistryBuildsIt) {
   auto p = reg->Create(config::ParseConfig(kGpuUtil, "p.yaml", errors), WorkloadContext{});
   ASSERT_TRUE(p.ok()) << p.status().message() << errors.ToStatus().message();
   EXPECT_EQ((*p)->Name(), "hpa");
+}
+
+// The whole decide path for an hpa workload: policy, default behavior, then min/max.
+TEST(HpaPolicy, PipelineAppliesBehaviorThenBounds) {
+  auto reg = PolicyRegistry::Default();
+  ASSERT_TRUE(reg.ok()) << reg.status().message();
+  config::ConfigErrors errors;
+  const auto w = config::ParseConfig(R"(
+min_replicas: 2
+max_replicas: 8
+policy:
+  name: hpa
+  metrics:
+    - {signal: gpu_util, type: Resource, target: {type: Utilization, value: 50}, request: 100}
+)",
+                                     "w.yaml", errors);
+  auto p = BuildPipeline(*reg, w, w.Child("policy"), 15, 0);
+  ASSERT_TRUE(p.ok()) << p.status().message() << errors.ToStatus().message();
+  ASSERT_NE(p->stabilizer, nullptr);  // hpa gets the autoscaling/v2 defaults
+  PersistentState pstate, sstate;
+  int current = 2;
+  auto tick = [&](double t, std::vector<Inst> load) {
+    WorkloadSignals s;
+    std::vector<Observation> obs;
+    for (size_t i = 0; i < load.size(); ++i) {
+      obs.push_back({"gpu_util", "pod-" + std::to_string(i), load[i].value, AtSeconds(t), true});
+    }
+    s.Ingest("gpu_util", obs, AtSeconds(t), Seconds(45));
+    const Recommendation r =
+        p->policy->Recommend(PolicyInput{s, current, current, AtSeconds(t), {}}, pstate);
+    EXPECT_TRUE(r.valid) << r.reason;
+    const int st = p->stabilizer->Stabilize(r.desired, current, AtSeconds(t), sstate).desired;
+    const int next = p->constraints->Constrain(st, current, std::nullopt).desired;
+    if (next != current) p->stabilizer->RecordScale(current, next, AtSeconds(t), sstate);
+    current = next;
+    return current;
+  };
+  EXPECT_EQ(tick(0, {{100}, {100}}), 4);  // ratio 2 over 2 pods
+  // Wants 8; the +2 at 0 s has just left the 15 s period: max(4 + 4, 4 * 2) = 8 = max.
+  EXPECT_EQ(tick(15, std::vector<Inst>(4, {100})), 8);
+  EXPECT_EQ(tick(30, std::vector<Inst>(8, {5})), 8);   // wants 1: the 300 s window holds 8
+  EXPECT_EQ(tick(314, std::vector<Inst>(8, {5})), 8);  // the 8 from 15 s is still inside
+  EXPECT_EQ(tick(315, std::vector<Inst>(8, {5})), 2);  // gone: 1, raised to min_replicas 2
+}
+
+TEST(HpaPolicy, PipelineReportsBehaviorErrorsWithPosition) {
+  auto reg = PolicyRegistry::Default();
+  ASSERT_TRUE(reg.ok());
+  config::ConfigErrors errors;
+  const auto w = config::ParseConfig(R"(
+policy:
+  name: hpa
+  metrics: [{signal: q, target: {type: AverageValue, value: 1}}]
+behavior:
+  scaleDown:
+    stabilizationWindowSeconds: -5
+)",
+                                     "w.yaml", errors);
+  auto p = BuildPipeline(*reg, w, w.Child("policy"), 15, 0);
+  EXPECT_FALSE(p.ok());
+  ASSERT_EQ(errors.size(), 1u) << errors.ToStatus().message();
+  EXPECT_EQ(errors.all()[0].path, "behavior.scaleDown.stabilizationWindowSeconds");
+  EXPECT_EQ(errors.all()[0].line, 7);
 }
 
 TEST(HpaPolicy, ToMilliRoundsUpLikeQuantity) {
