@@ -19,7 +19,48 @@ double Unit(uint64_t h) { return (static_cast<double>(h >> 11) + 0.5) * 0x1.0p-5
 ServingEngine::ServingEngine(EngineOptions o)
     : o_(std::move(o)),
       stats_(o_.slo, static_cast<int64_t>(o_.window_s * 1e9)),
-      timeout_ns_(static_cast<int64_t>(o_.queue_timeout_s * 1e9)) {}
+      timeout_ns_(static_cast<int64_t>(o_.queue_timeout_s * 1e9)),
+      heads_(static_cast<size_t>(o_.model.Slots()) + 1, -1),
+      min_level_(static_cast<int>(heads_.size())) {}
+
+void ServingEngine::Link(Replica& r) {
+  r.level = r.in_flight;
+  r.prev = -1;
+  r.next = heads_[static_cast<size_t>(r.level)];
+  if (r.next >= 0) replicas_[static_cast<size_t>(r.next)].prev = r.id;
+  heads_[static_cast<size_t>(r.level)] = r.id;
+  min_level_ = std::min(min_level_, r.level);
+}
+
+void ServingEngine::Unlink(Replica& r) {
+  if (r.level < 0) return;
+  if (r.prev >= 0) {
+    replicas_[static_cast<size_t>(r.prev)].next = r.next;
+  } else {
+    heads_[static_cast<size_t>(r.level)] = r.next;
+  }
+  if (r.next >= 0) replicas_[static_cast<size_t>(r.next)].prev = r.prev;
+  r.level = r.prev = r.next = -1;
+}
+
+void ServingEngine::Relevel(Replica& r) {
+  if (r.level < 0 || r.level == r.in_flight) return;
+  Unlink(r);
+  Link(r);
+}
+
+ServingEngine::Replica* ServingEngine::LeastLoaded(const traces::TraceRequest& q) {
+  const int slots = o_.model.Slots();
+  while (min_level_ < slots && heads_[static_cast<size_t>(min_level_)] < 0) ++min_level_;
+  for (int level = min_level_; level < slots; ++level) {
+    for (int id = heads_[static_cast<size_t>(level)]; id >= 0;) {
+      Replica& r = replicas_[static_cast<size_t>(id)];
+      if (CanAdmit(r, q)) return &r;
+      id = r.next;
+    }
+  }
+  return nullptr;
+}
 
 int ServingEngine::AddReplica(int64_t ready_at_ns) {
   const int id = static_cast<int>(replicas_.size());
@@ -46,6 +87,7 @@ void ServingEngine::RemoveReplica(int id) {
     live_.erase(std::find(live_.begin(), live_.end(), id));
   } else if (r.state == ReplicaState::kReady) {
     r.state = ReplicaState::kDraining;
+    Unlink(r);
     MaybeRetire(r);
   }
 }
@@ -106,6 +148,7 @@ void ServingEngine::OnReady(Replica& r) {
   r.state = ReplicaState::kReady;
   r.ready_ns = now_;
   r.mark_t = now_;
+  Link(r);
   Dispatch();
 }
 
@@ -144,12 +187,7 @@ void ServingEngine::Dispatch() {
       queue_.pop_front();
       continue;
     }
-    Replica* best = nullptr;
-    for (const int id : live_) {
-      Replica& r = replicas_[static_cast<size_t>(id)];
-      if (r.state != ReplicaState::kReady || !CanAdmit(r, head)) continue;
-      if (best == nullptr || r.in_flight < best->in_flight) best = &r;
-    }
+    Replica* best = LeastLoaded(head);
     if (best == nullptr) break;
     Admit(*best, head);
     queue_.pop_front();
@@ -160,6 +198,7 @@ void ServingEngine::Dispatch() {
 void ServingEngine::Admit(Replica& r, const traces::TraceRequest& q) {
   ++r.in_flight;
   ++in_flight_;
+  Relevel(r);
   if (o_.model.kind == ReplicaModel::Kind::kPlain) {
     const uint64_t h =
         Mix(o_.seed ^ Mix(static_cast<uint64_t>(q.arrival_ns) ^
@@ -203,6 +242,7 @@ void ServingEngine::Boundary(Replica& r) {
     --in_flight_;
     r.running.pop();
   }
+  Relevel(r);
   boundary_replica_ = r.id;
   Dispatch();
   boundary_replica_ = -1;
@@ -245,6 +285,7 @@ void ServingEngine::BoundaryPlain(Replica& r) {
     --in_flight_;
     r.running.pop();
   }
+  Relevel(r);
   boundary_replica_ = r.id;
   Dispatch();
   boundary_replica_ = -1;

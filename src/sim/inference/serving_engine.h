@@ -106,6 +106,8 @@ class ServingEngine {
     bool busy = false;
     int64_t busy_since = 0, busy_acc = 0;
     int64_t mark_t = 0, mark_busy = 0;
+    // Place in the ready-by-load lists (level = in_flight when linked, -1 when not ready).
+    int level = -1, prev = -1, next = -1;
   };
   struct Event {
     int64_t t;
@@ -129,6 +131,12 @@ class ServingEngine {
   void MaybeRetire(Replica& r);
   int64_t NextBoundary(const Replica& r, int64_t t) const;
   int64_t BusyNs(const Replica& r) const;
+  // Ready replicas are kept in one list per in-flight count, so the least loaded is found
+  // in O(1) (plus the rare KV-cache misfit) instead of scanning every replica per request.
+  void Link(Replica& r);
+  void Unlink(Replica& r);
+  void Relevel(Replica& r);
+  Replica* LeastLoaded(const traces::TraceRequest& q);
 
   EngineOptions o_;
   RequestStats stats_;
@@ -142,6 +150,8 @@ class ServingEngine {
   int64_t timeout_event_at_ = INT64_MAX;
   int boundary_replica_ = -1;  // replica whose boundary is being processed
   int64_t in_flight_ = 0;
+  std::vector<int> heads_;  // per in-flight count: first ready replica, -1 when none
+  int min_level_ = 0;       // no ready replica has fewer in flight
 };
 
 }  // namespace aiscale::sim::inference
