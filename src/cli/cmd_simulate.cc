@@ -117,12 +117,25 @@ void PrintTable(const nlohmann::json& report, std::ostream& os) {
     double scale;
     int decimals;
   };
-  const Row rows[] = {{"GPU-hours", "gpu_hours", 1, 1},
-                      {"job completion time (h)", "completion_time_s", 1 / 3600.0, 2},
-                      {"mean GPU utilization", "mean_gpu_util", 1, 3},
-                      {"rescales", "rescales", 1, 0},
-                      {"rescales per hour", "rescales_per_hour", 1, 2},
-                      {"time to replace failed node (s)", "max_failure_replacement_s", 1, 0}};
+  const std::vector<Row> training_rows = {
+      {"GPU-hours", "gpu_hours", 1, 1},
+      {"job completion time (h)", "completion_time_s", 1 / 3600.0, 2},
+      {"mean GPU utilization", "mean_gpu_util", 1, 3},
+      {"rescales", "rescales", 1, 0},
+      {"rescales per hour", "rescales_per_hour", 1, 2},
+      {"time to replace failed node (s)", "max_failure_replacement_s", 1, 0}};
+  // Inference runs carry serving figures instead (sim/inference); show those.
+  const std::vector<Row> inference_rows = {{"GPU-hours", "gpu_hours", 1, 1},
+                                           {"GPU-hours / oracle", "gpu_hours_over_oracle", 1, 2},
+                                           {"SLO attainment", "slo_attainment", 1, 4},
+                                           {"latency p50 (s)", "latency_p50_s", 1, 2},
+                                           {"latency p99 (s)", "latency_p99_s", 1, 2},
+                                           {"TTFT p99 (s)", "ttft_p99_s", 1, 2},
+                                           {"timed out", "timed_out", 1, 0},
+                                           {"dropped", "dropped", 1, 0},
+                                           {"scale events", "scale_events", 1, 0}};
+  const bool inference = !runs.empty() && runs[0].value("kind", "") == "InferenceService";
+  const std::vector<Row>& rows = inference ? inference_rows : training_rows;
   const int w0 = 34, w = 14;
   os << std::left << std::setw(w0) << "" << std::right;
   for (const auto& r : runs) os << std::setw(w) << r.value("policy", "");
@@ -145,6 +158,11 @@ void PrintTable(const nlohmann::json& report, std::ostream& os) {
       }
     }
     os << "\n";
+  }
+  if (inference) {
+    os << "oracle (offline lower bound, perfect foresight, no cold start): "
+       << Cell(runs[0].value("oracle_gpu_hours", 0.0), 1) << " GPU-hours at SLO attainment "
+       << Cell(runs[0].value("oracle_attainment", 0.0), 4) << "\n";
   }
   for (const auto& r : runs) {
     if (r.value("cut", false)) {
