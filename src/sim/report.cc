@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <iomanip>
 #include <map>
 #include <sstream>
+#include <vector>
 
 #include "sim/report_html.h"
 
@@ -90,9 +92,54 @@ nlohmann::json RunEntry(const RunResult& r) {
   return e;
 }
 
+namespace {
+
+// Says, from the run's own figures and decision counts, whether a policy beat `static` on
+// GPU-hours without losing more than 10% speed, and if not, what held it back.
+nlohmann::json CompareToStatic(const nlohmann::json& run, const nlohmann::json& st) {
+  const double g = Num(run, "gpu_hours"), gs = Num(st, "gpu_hours");
+  const double t = Num(run, "completion_time_s"), ts = Num(st, "completion_time_s");
+  nlohmann::json c = {{"gpu_hours_ratio", gs > 0 ? g / gs : 0.0},
+                      {"completion_ratio", ts > 0 ? t / ts : 0.0}};
+  const bool cheaper = gs > 0 && g < 0.99 * gs;
+  const bool fast_enough = ts <= 0 || t <= 1.10 * ts;
+  c["beats_static"] = cheaper && fast_enough;
+  if (cheaper && fast_enough) return c;
+  std::ostringstream why;
+  why << std::fixed << std::setprecision(3);
+  if (!cheaper) why << "GPU-hours " << (gs > 0 ? g / gs : 0.0) << "x static (not below 0.99x)";
+  if (!fast_enough) {
+    why << (cheaper ? "" : "; ") << "completion " << t / ts << "x static (over 1.10x)";
+  }
+  why << "; " << static_cast<int>(Num(run, "rescales")) << " rescales; decisions by rule:";
+  const auto by_rule = run["decisions"]["by_rule"];
+  std::vector<std::pair<int, std::string>> rules;
+  for (auto it = by_rule.begin(); it != by_rule.end(); ++it) {
+    rules.push_back({it.value().get<int>(), it.key()});
+  }
+  std::sort(rules.rbegin(), rules.rend());
+  for (size_t i = 0; i < rules.size() && i < 4; ++i) {
+    why << (i ? "," : "") << " " << rules[i].second << " " << rules[i].first;
+  }
+  c["why_not"] = why.str();
+  return c;
+}
+
+}  // namespace
+
 nlohmann::json ReportJson(const ScenarioResult& r) {
   nlohmann::json runs = nlohmann::json::array();
   for (const auto& run : r.runs) runs.push_back(RunEntry(run));
+  const nlohmann::json* st = nullptr;
+  for (const auto& e : runs) {
+    if (e.value("policy", "") == "static") st = &e;
+  }
+  if (st) {
+    const nlohmann::json base = *st;
+    for (auto& e : runs) {
+      if (e.value("policy", "") != "static") e["vs_static"] = CompareToStatic(e, base);
+    }
+  }
   return {{"scenario", r.scenario},
           {"file", r.file},
           {"seed", r.seed},

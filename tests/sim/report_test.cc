@@ -81,3 +81,56 @@ TEST(Report, WritesJsonHtmlAndDecisionLogs) {
 
 }  // namespace
 }  // namespace aiscale::sim
+
+namespace aiscale::sim {
+namespace {
+
+RunResult FakeRun(const std::string& policy, double gpu_hours, double completion_s) {
+  RunResult r;
+  r.policy = policy;
+  WorkloadRun w;
+  w.name = "job";
+  w.summary = {{"gpu_hours", gpu_hours}, {"completion_time_s", completion_s}, {"rescales", 2}};
+  r.workloads.push_back(w);
+  Decision d;
+  d.recommendation.rule = "hold_cooldown";
+  r.decisions.push_back(d);
+  r.decisions_total = 1;
+  return r;
+}
+
+TEST(Report, ComparesEachPolicyToStaticAndSaysWhyNot) {
+  struct Case {
+    const char* name;
+    double gpu_hours, completion_s;
+    bool beats;
+    const char* why;  // substring of why_not; empty when it beats static
+  };
+  const std::vector<Case> cases = {
+      {"cheaper and fast enough", 70, 105, true, ""},
+      {"not cheaper", 99.5, 100, false, "GPU-hours 0.995x static"},
+      {"too slow", 60, 115, false, "completion 1.150x static"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    ScenarioResult sr;
+    sr.scenario = "t";
+    sr.runs = {FakeRun("training", c.gpu_hours, c.completion_s), FakeRun("static", 100, 100)};
+    const nlohmann::json j = ReportJson(sr);
+    ASSERT_TRUE(j["runs"][0].contains("vs_static"));
+    EXPECT_FALSE(j["runs"][1].contains("vs_static"));
+    const auto& v = j["runs"][0]["vs_static"];
+    EXPECT_DOUBLE_EQ(v["gpu_hours_ratio"].get<double>(), c.gpu_hours / 100);
+    EXPECT_EQ(v["beats_static"].get<bool>(), c.beats);
+    if (c.beats) {
+      EXPECT_FALSE(v.contains("why_not"));
+    } else {
+      const std::string why = v["why_not"].get<std::string>();
+      EXPECT_NE(why.find(c.why), std::string::npos) << why;
+      EXPECT_NE(why.find("hold_cooldown 1"), std::string::npos) << why;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace aiscale::sim
