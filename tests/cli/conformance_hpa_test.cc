@@ -13,26 +13,17 @@
 #include <gtest/gtest.h>
 
 #include "cli/conformance_hpa_eval.h"
+#include "fakes/vector_files.h"
 
 namespace aiscale::cli {
 namespace {
 
 namespace fs = std::filesystem;
 
-std::string SharedDir() {
-  const char* env = std::getenv("AISCALE_SHARED_DIR");
-  return env && *env ? env : AISCALE_SHARED_DIR;
-}
+using ::aiscale::testing::SharedDir;
 
 std::vector<fs::path> VectorFiles(const fs::path& dir) {
-  std::vector<fs::path> out;
-  if (!fs::is_directory(dir)) return out;
-  for (const auto& e : fs::directory_iterator(dir)) {
-    const std::string name = e.path().filename().string();
-    if (name.rfind("hpa_", 0) == 0 && e.path().extension() == ".json") out.push_back(e.path());
-  }
-  std::sort(out.begin(), out.end());
-  return out;
+  return ::aiscale::testing::VectorFiles(dir, "hpa_");
 }
 
 void ExpectAllPass(const std::vector<fs::path>& files) {
