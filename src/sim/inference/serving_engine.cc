@@ -234,20 +234,30 @@ void ServingEngine::Boundary(Replica& r) {
     step = r.s0 + n;
     stats_.OnTokens(now_, static_cast<uint64_t>(n) * static_cast<uint64_t>(r.batch));
   }
-  while (!r.running.empty() && r.running.top().finish <= step) {
+  CompleteUpTo(r, step, /*plain=*/false);
+  StartSegment(r, step);
+  MaybeRetire(r);
+}
+
+void ServingEngine::CompleteUpTo(Replica& r, int64_t upto, bool plain) {
+  // `finish` is a decode step index for LLM replicas and a time for plain ones.
+  while (!r.running.empty() && r.running.top().finish <= upto) {
     const Running& done = r.running.top();
     stats_.OnComplete(now_, now_ - done.arrival_ns, done.first_token_ns - done.arrival_ns);
-    r.kv_used -= done.kv;
+    if (plain) {
+      stats_.OnTokens(now_, done.kv);  // kv holds the output size for plain servers
+    } else {
+      r.kv_used -= done.kv;
+    }
     --r.in_flight;
     --in_flight_;
     r.running.pop();
   }
   Relevel(r);
+  // Freed slots may admit queued requests right away.
   boundary_replica_ = r.id;
   Dispatch();
   boundary_replica_ = -1;
-  StartSegment(r, step);
-  MaybeRetire(r);
 }
 
 void ServingEngine::StartSegment(Replica& r, int64_t step) {
@@ -277,18 +287,7 @@ void ServingEngine::StartSegment(Replica& r, int64_t step) {
 }
 
 void ServingEngine::BoundaryPlain(Replica& r) {
-  while (!r.running.empty() && r.running.top().finish <= now_) {
-    const Running& done = r.running.top();
-    stats_.OnComplete(now_, now_ - done.arrival_ns, done.first_token_ns - done.arrival_ns);
-    stats_.OnTokens(now_, done.kv);  // kv holds the output size for plain servers
-    --r.in_flight;
-    --in_flight_;
-    r.running.pop();
-  }
-  Relevel(r);
-  boundary_replica_ = r.id;
-  Dispatch();
-  boundary_replica_ = -1;
+  CompleteUpTo(r, now_, /*plain=*/true);
   if (!r.running.empty()) Schedule(r, r.running.top().finish);
   SetBusy(r, !r.running.empty());
   MaybeRetire(r);

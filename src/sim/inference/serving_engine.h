@@ -123,6 +123,8 @@ class ServingEngine {
   void OnReady(Replica& r);
   void Boundary(Replica& r);
   void BoundaryPlain(Replica& r);
+  // Retires requests finished by `upto`, frees their capacity, and dispatches the queue.
+  void CompleteUpTo(Replica& r, int64_t upto, bool plain);
   void StartSegment(Replica& r, int64_t step_index);
   void Dispatch();
   bool CanAdmit(const Replica& r, const traces::TraceRequest& q) const;
