@@ -1,11 +1,13 @@
 #include "sim/runner.h"
 
+#include <algorithm>
 #include <chrono>
 #include <map>
 #include <memory>
 #include <optional>
 
 #include "control/controller.h"
+#include "decide/constraints.h"
 #include "decide/pipeline.h"
 #include "decide/policy_registry.h"
 #include "sim/cluster.h"
@@ -75,6 +77,18 @@ Result<RunResult> RunPolicy(const Scenario& s, const PolicyRun& run, const RunOp
     // the size, starts warm at it, and the policy holds it.
     const size_t wi = sim.workloads.size();
     const std::string pname = run.policy_nodes[wi].String("name", "");
+    if (w.initial_auto && pname != "static-peak") {
+      const std::optional<int> n = built->BaselineReplicas("warm-start");
+      if (!n) {
+        return Status::Error("unable to run " + w.name +
+                             ": initial_replicas: auto needs a workload that can size its first "
+                             "interval (InferenceService)");
+      }
+      const decide::ConstraintsConfig cc = decide::ConstraintsConfig::Parse(w.node);
+      env.initial_replicas = std::clamp(*n, std::max(cc.min_replicas, 1), cc.max_replicas);
+      built = kind->build(w.node, env);
+      if (!built) return s.errors->ToStatus().Wrap("unable to build workload " + w.name);
+    }
     if (pname == "static-peak") {
       const std::optional<int> n = built->BaselineReplicas(pname);
       if (!n) return Status::Error("unable to run static-peak: " + w.name + " has no peak size");

@@ -54,7 +54,7 @@ void ReadSpec(const config::ConfigNode& root, Scenario& s) {
   std::set<std::string> names;
   int initial_total = 0;
   for (const auto& w : items) {
-    ScenarioWorkload sw{"", "", 1, w};
+    ScenarioWorkload sw{"", "", 1, false, w};
     sw.name = w.RequiredString("name");
     sw.kind = w.RequiredString("kind");
     const WorkloadKind* kind = FindWorkloadKind(sw.kind);
@@ -72,8 +72,11 @@ void ReadSpec(const config::ConfigNode& root, Scenario& s) {
     }
     // The same reader the pipeline uses, so min > max and granularity errors read alike.
     const decide::ConstraintsConfig cc = decide::ConstraintsConfig::Parse(w);
-    sw.initial_replicas =
-        w.Int("initial_replicas", std::max(cc.min_replicas, 1), config::AtLeast(0));
+    sw.initial_auto = w.Child("initial_replicas").raw().IsScalar() &&
+                      w.Child("initial_replicas").raw().Scalar() == "auto";
+    sw.initial_replicas = sw.initial_auto ? std::max(cc.min_replicas, 1)
+                                          : w.Int("initial_replicas", std::max(cc.min_replicas, 1),
+                                                  config::AtLeast(0));
     if (cc.min_replicas <= cc.max_replicas &&
         (sw.initial_replicas < cc.min_replicas || sw.initial_replicas > cc.max_replicas)) {
       w.ErrorAt("initial_replicas", "initial_replicas " + std::to_string(sw.initial_replicas) +

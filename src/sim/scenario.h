@@ -26,6 +26,10 @@ struct ScenarioWorkload {
   std::string name;
   std::string kind;
   int initial_replicas = 1;
+  // `initial_replicas: auto`: every run starts warm at the size the workload's own data says
+  // its first interval needs (SimWorkload::BaselineReplicas("warm-start")), as a service that
+  // was already carrying that traffic would; initial_replicas is then min_replicas.
+  bool initial_auto = false;
   config::ConfigNode node;  // the whole workload entry
 };
 

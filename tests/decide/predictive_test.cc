@@ -175,6 +175,34 @@ TEST(Predictive, ScaleDownIsSlow) {
   }
 }
 
+TEST(Predictive, AFreshPolicyHoldsTheSizeItFoundForAWindow) {
+  // A warm service (20 replicas) handed to a policy with no state: a quiet first scrape must
+  // not undo the size; it may go down only once a whole scale_down_window says so.
+  struct Case {
+    std::string name;
+    std::string window;
+    double quiet_rate;
+    int want_after_first;
+    double down_by_s;  // by then it has gone down to the quiet need
+  };
+  const std::vector<Case> cases = {
+      {"10 min window", "10m", 8, 20, 600},
+      {"no window: follows the rule at once", "0s", 8, 1, 0},
+      {"demand above the size scales up at once", "10m", 400, 50, 0},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    Harness h(std::string(kBase) + "scale_down_window: " + c.window + "\n", Ctx());
+    h.current = 20;
+    EXPECT_EQ(h.Tick(0, c.quiet_rate).desired, c.want_after_first);
+    for (double t = kTick; t < c.down_by_s - kTick; t += kTick) {
+      EXPECT_GE(h.Tick(t, c.quiet_rate).desired, c.want_after_first) << "t=" << t;
+    }
+    h.Tick(std::max(c.down_by_s, kTick), c.quiet_rate);
+    EXPECT_EQ(h.current, c.quiet_rate == 400 ? 50 : 1);
+  }
+}
+
 TEST(Predictive, MissingDemandNeverScalesDown) {
   struct Case {
     std::string name;

@@ -104,6 +104,12 @@ int PredictivePolicy::SlowDown(int raw, const PolicyInput& in, PersistentState& 
     t.clear();
     v.clear();
   }
+  // A policy that has seen nothing yet counts the size it found as its window's first value:
+  // one tick of evidence (a quiet first scrape) must not undo a size someone chose.
+  if (t.empty()) {
+    t.push_back(now_s);
+    v.push_back(in.current);
+  }
   while (!v.empty() && v.back() <= raw) {
     t.pop_back();
     v.pop_back();

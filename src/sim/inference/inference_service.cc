@@ -119,6 +119,11 @@ std::vector<Observation> InferenceService::Signal(std::string_view name, TimePoi
   const RequestStats& st = engine_->stats();
   std::vector<Observation> out;
   auto one = [&](double v) { out.push_back(Observation{std::string(name), "", v, now, true}); };
+  // A rate over a window that has not been open for a whole window yet is no rate (as
+  // Prometheus' rate() with too few samples returns nothing): a 0 at start-up would read as
+  // "no demand" and scale a warm service down.
+  const bool window_full = t >= static_cast<int64_t>(spec_->engine.window_s * 1e9);
+  if ((name == signals::kRequestRate || name == signals::kTokensPerS) && !window_full) return out;
   if (name == signals::kRequestRate) {
     one(st.ArrivalRate(t));
   } else if (name == signals::kQueueLen) {
@@ -168,8 +173,10 @@ const Result<OracleResult>& InferenceService::Oracle() const {
 }
 
 std::optional<int> InferenceService::BaselineReplicas(std::string_view baseline) const {
-  if (baseline != "static-peak" || !Oracle().ok()) return std::nullopt;
-  return std::max(1, Oracle()->static_peak_replicas);
+  if (!Oracle().ok()) return std::nullopt;
+  if (baseline == "static-peak") return std::max(1, Oracle()->static_peak_replicas);
+  if (baseline == "warm-start") return std::max(1, Oracle()->first_interval_replicas);
+  return std::nullopt;
 }
 
 nlohmann::json InferenceService::Summary() const {
@@ -202,6 +209,9 @@ nlohmann::json InferenceService::Summary() const {
   if (o.ok()) {
     j["oracle_gpu_hours"] = o->gpu_hours;
     j["oracle_attainment"] = o->attainment;
+    j["oracle_interval_gpu_hours"] = o->interval_gpu_hours;
+    j["oracle_work_gpu_hours"] = o->work_gpu_hours;
+    j["oracle_feasible"] = o->feasible;
     j["gpu_hours_over_oracle"] = o->gpu_hours > 0 ? gpu_h / o->gpu_hours : 0.0;
     j["static_peak_replicas"] = o->static_peak_replicas;
   } else {
@@ -222,7 +232,11 @@ nlohmann::json InferenceService::TimelinePoint(TimePoint now) const {
           {"queue_len", static_cast<double>(engine_->queue_len())},
           {"latency_p99_s", st.WindowQuantile(t, 0.99, false)},
           {"ttft_p99_s", st.WindowQuantile(t, 0.99, true)},
-          {"gpu_hours", engine_->GpuSeconds() / 3600.0}};
+          {"gpu_hours", engine_->GpuSeconds() / 3600.0},
+          // Cumulative requests that ended outside the SLO (late, timed out or dropped): the
+          // report attributes each interval's misses to what the service was doing then.
+          {"missed", static_cast<double>(st.completed() - st.within_slo() + st.timed_out() +
+                                         st.dropped())}};
 }
 
 std::unique_ptr<SimWorkload> BuildInferenceService(const config::ConfigNode& workload,

@@ -51,10 +51,6 @@ class IntervalCurve {
     }
     return g;
   }
-  void Release() {
-    reqs_.clear();
-    reqs_.shrink_to_fit();
-  }
 
  private:
   std::vector<traces::TraceRequest> reqs_;
@@ -73,6 +69,17 @@ uint64_t GoodWithReplicas(const std::vector<traces::TraceRequest>& reqs, int n,
   return e.stats().within_slo();
 }
 
+double MinBusySeconds(const traces::TraceRequest& r, const ReplicaModel& m) {
+  if (m.kind == ReplicaModel::Kind::kLlm) {
+    // Prefill runs inside steps one replica takes one at a time; a token costs at least a
+    // full batch's share of a step (base / max_batch + per_seq).
+    const double per_token = m.llm.decode_base_s / m.llm.max_batch + m.llm.decode_per_seq_s;
+    return r.input_tokens * m.llm.prefill_s_per_token + r.output_tokens * per_token;
+  }
+  // The mean service time (the draws average to it), shared by `concurrency` slots.
+  return (m.plain.mean_s + r.output_tokens * m.plain.per_output_token_s) / m.plain.concurrency;
+}
+
 Result<OracleResult> ComputeOracle(traces::RequestStream& stream, const OracleOptions& o) {
   OracleResult res;
   res.interval_s = o.interval_s;
@@ -86,6 +93,7 @@ Result<OracleResult> ComputeOracle(traces::RequestStream& stream, const OracleOp
   std::vector<traces::TraceRequest> buf, cur;
   int64_t cur_start = 0;
   uint64_t good_full = 0;
+  double work_s = 0;  // replica-seconds the requests need at the least (MinBusySeconds)
   auto close_interval = [&]() {
     IntervalCurve c(std::move(cur), o.engine);
     cur.clear();
@@ -94,6 +102,7 @@ Result<OracleResult> ComputeOracle(traces::RequestStream& stream, const OracleOp
     const uint64_t want = std::min<uint64_t>(
         max_good, static_cast<uint64_t>(std::ceil(target * static_cast<double>(c.size()))));
     const int n_target = c.Smallest(want, o.max_replicas);
+    if (curves.empty()) res.first_interval_replicas = n_target;
     if (n_target > res.static_peak_replicas) {
       res.static_peak_replicas = n_target;
       res.peak_interval = static_cast<int>(curves.size());
@@ -116,6 +125,7 @@ Result<OracleResult> ComputeOracle(traces::RequestStream& stream, const OracleOp
       rel.arrival_ns -= cur_start;
       cur.push_back(rel);
       ++res.requests;
+      work_s += MinBusySeconds(r, o.engine.model);
     }
   }
   if (!cur.empty()) close_interval();
@@ -123,11 +133,16 @@ Result<OracleResult> ComputeOracle(traces::RequestStream& stream, const OracleOp
   // Pass 2: pool the SLO budget. Start from N_m everywhere and remove, one at a time, the
   // replica whose removal loses the fewest good requests while the total stays >= target.
   res.replicas = full;
-  const uint64_t required =
-      static_cast<uint64_t>(std::ceil(target * static_cast<double>(res.requests)));
-  res.feasible = good_full >= required;
+  // Requests no size serves within the SLO (a prompt whose prefill alone is over the TTFT
+  // limit) are misses every policy pays. When they alone break the target, aim for the
+  // target share of what is achievable instead; holding N_m everywhere would make one last
+  // good request in a busy minute set the bound, which is no bound at all.
+  res.feasible =
+      good_full >= static_cast<uint64_t>(std::ceil(target * static_cast<double>(res.requests)));
+  const uint64_t required = static_cast<uint64_t>(
+      std::ceil(target * static_cast<double>(res.feasible ? res.requests : good_full)));
   uint64_t good = good_full;
-  if (res.feasible) {
+  {
     using Cand = std::pair<uint64_t, size_t>;  // (loss, interval)
     std::priority_queue<Cand, std::vector<Cand>, std::greater<Cand>> heap;
     auto push = [&](size_t m) {
@@ -149,7 +164,10 @@ Result<OracleResult> ComputeOracle(traces::RequestStream& stream, const OracleOp
   res.attainment = res.requests ? static_cast<double>(good) / static_cast<double>(res.requests) : 1;
   double replica_intervals = 0;
   for (const int n : res.replicas) replica_intervals += n;
-  res.gpu_hours = replica_intervals * o.interval_s * o.engine.model.gpus_per_replica / 3600.0;
+  const double gpus = o.engine.model.gpus_per_replica;
+  res.interval_gpu_hours = replica_intervals * o.interval_s * gpus / 3600.0;
+  res.work_gpu_hours = work_s * gpus / 3600.0;
+  res.gpu_hours = std::max(res.interval_gpu_hours, res.work_gpu_hours);
   return res;
 }
 
