@@ -165,6 +165,12 @@ void PrintTable(const nlohmann::json& report, std::ostream& os) {
        << Cell(runs[0].value("oracle_attainment", 0.0), 4) << "\n";
   }
   for (const auto& r : runs) {
+    if (r.contains("vs_targets") && r["vs_targets"].contains("why_not")) {
+      os << "note: " << r.value("policy", "")
+         << " misses targets: " << r["vs_targets"]["why_not"].get<std::string>() << "\n";
+    }
+  }
+  for (const auto& r : runs) {
     if (r.contains("vs_static") && r["vs_static"].contains("why_not")) {
       os << "note: " << r.value("policy", "")
          << " did not beat static: " << r["vs_static"]["why_not"].get<std::string>() << "\n";

@@ -8,6 +8,7 @@
 #include <sstream>
 #include <vector>
 
+#include "sim/inference_verdict.h"
 #include "sim/report_html.h"
 
 namespace aiscale::sim {
@@ -139,6 +140,11 @@ nlohmann::json ReportJson(const ScenarioResult& r) {
     for (auto& e : runs) {
       if (e.value("policy", "") != "static") e["vs_static"] = CompareToStatic(e, base);
     }
+  }
+  const std::vector<nlohmann::json> all(runs.begin(), runs.end());
+  for (auto& e : runs) {
+    if (e.value("policy", "") == "static-peak") continue;
+    if (nlohmann::json v = InferenceVerdict(e, all); !v.is_null()) e["vs_targets"] = v;
   }
   return {{"scenario", r.scenario},
           {"file", r.file},
