@@ -1,0 +1,130 @@
+#include "sim/svg_chart.h"
+
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+namespace aiscale::sim {
+namespace {
+
+size_t Count(const std::string& hay, const std::string& needle) {
+  size_t n = 0;
+  for (size_t at = hay.find(needle); at != std::string::npos; at = hay.find(needle, at + 1)) ++n;
+  return n;
+}
+
+// The d="..." of the first series path.
+std::string PathData(const std::string& svg) {
+  const size_t p = svg.find("class=\"series\"");
+  const size_t d = svg.find(" d=\"", p) + 4;
+  return svg.substr(d, svg.find('"', d) - d);
+}
+
+TEST(SvgChart, NiceCeil) {
+  struct Case {
+    double v, want;
+  };
+  const std::vector<Case> cases = {{0, 1},     {-3, 1},    {0.7, 1},      {1, 1},
+                                   {1.01, 2},  {2.2, 2.5}, {3, 5},        {7, 10},
+                                   {12.5, 20}, {25, 25},   {0.031, 0.05}, {4100, 5000}};
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.v);
+    EXPECT_DOUBLE_EQ(NiceCeil(c.v), c.want);
+  }
+}
+
+TEST(SvgChart, EscapesAndFormats) {
+  EXPECT_EQ(EscapeHtml("a<b>&\"c'"), "a&lt;b&gt;&amp;&quot;c&#39;");
+  EXPECT_EQ(FormatFixed(2.345, 2), "2.35");
+  EXPECT_EQ(FormatFixed(std::numeric_limits<double>::quiet_NaN(), 2), "");
+}
+
+TEST(SvgChart, SeriesShapes) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  struct Case {
+    const char* name;
+    std::vector<ChartPoint> points;
+    bool step;
+    size_t moves, lines;
+  };
+  const std::vector<Case> cases = {
+      {"straight", {{0, 1}, {10, 2}, {20, 3}}, false, 1, 2},
+      {"step holds the previous value", {{0, 1}, {10, 2}, {20, 3}}, true, 1, 4},
+      {"NaN breaks the line", {{0, 1}, {10, nan}, {20, 3}, {30, 4}}, false, 2, 1},
+      {"all missing", {{0, nan}}, false, 0, 0},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    SvgChart chart(30, 4);
+    chart.AddSeries({c.points, "#123456", false, c.step, "data-x=\"1\""});
+    const std::string svg = chart.Svg();
+    const std::string d = PathData(svg);
+    EXPECT_EQ(Count(d, "M"), c.moves) << d;
+    EXPECT_EQ(Count(d, "L"), c.lines) << d;
+    EXPECT_NE(svg.find("class=\"series\" data-x=\"1\""), std::string::npos);
+  }
+}
+
+TEST(SvgChart, LongSeriesKeepTheirEnvelope) {
+  struct Case {
+    const char* name;
+    size_t n;
+    size_t max_points;
+  };
+  const std::vector<Case> cases = {
+      {"short: every point", 100, 100},
+      {"long: at most three per column", 50000, 3 * 960},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    std::vector<ChartPoint> pts;
+    for (size_t i = 0; i < c.n; ++i) {
+      // One spike to the top in the middle; the rest low.
+      pts.push_back({static_cast<double>(i), i == c.n / 2 ? 100.0 : 1.0 + (i % 7) * 0.1});
+    }
+    SvgChart chart(static_cast<double>(c.n), 100);
+    chart.AddSeries({pts, "#000", false, false, ""});
+    const std::string d = PathData(chart.Svg());
+    const size_t points = Count(d, "M") + Count(d, "L");
+    EXPECT_LE(points, c.max_points);
+    if (c.n <= 2 * 960) {
+      EXPECT_EQ(points, c.n);
+    }
+    EXPECT_NE(d.find(" 10.0L"), std::string::npos) << "the spike reaches the top (y = 10)";
+  }
+}
+
+TEST(SvgChart, AxesAndReferenceLines) {
+  struct Case {
+    const char* name;
+    SvgChart chart;
+    std::vector<std::string> labels;  // y tick labels expected
+  };
+  std::vector<Case> cases = {
+      {"linear rounds the top up to four round steps", SvgChart(3600, 31), {">0<", ">10<", ">40<"}},
+      {"linear with fractional steps", SvgChart(3600, 9), {">2.5<", ">7.5<", ">10<"}},
+      {"log over whole decades",
+       SvgChart::Log(3600, 0.3, 120),
+       {">0.1<", ">1<", ">100<", ">1000<"}},
+  };
+  for (auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    c.chart.AddHLine(20, "#d62728", "SLO 20 s", "data-ref=\"slo\"");
+    c.chart.AddVLine(600, "#d62728", "data-event=\"failure\"");
+    c.chart.AddMarker(900, "#444");
+    const std::string svg = c.chart.Svg();
+    for (const auto& l : c.labels) EXPECT_NE(svg.find(l), std::string::npos) << l;
+    EXPECT_EQ(Count(svg, "data-ref=\"slo\""), 1u);
+    EXPECT_EQ(Count(svg, "data-event=\"failure\""), 1u);
+    EXPECT_EQ(Count(svg, "class=\"marker\""), 1u);
+    EXPECT_NE(svg.find(">SLO 20 s<"), std::string::npos);
+    EXPECT_NE(svg.find(">10m<"), std::string::npos);  // time ticks in minutes for an hour
+    EXPECT_NE(svg.find(">1h<"), std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace aiscale::sim
