@@ -235,8 +235,8 @@ nlohmann::json InferenceService::TimelinePoint(TimePoint now) const {
           {"gpu_hours", engine_->GpuSeconds() / 3600.0},
           // Cumulative requests that ended outside the SLO (late, timed out or dropped): the
           // report attributes each interval's misses to what the service was doing then.
-          {"missed", static_cast<double>(st.completed() - st.within_slo() + st.timed_out() +
-                                         st.dropped())}};
+          {"missed",
+           static_cast<double>(st.completed() - st.within_slo() + st.timed_out() + st.dropped())}};
 }
 
 std::unique_ptr<SimWorkload> BuildInferenceService(const config::ConfigNode& workload,
