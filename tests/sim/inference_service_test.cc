@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -283,6 +284,57 @@ TEST(InferenceService, SignalsAndDoneAfterTheTraceDrains) {
   EXPECT_EQ(sum["requests"], 100);
   EXPECT_EQ(sum["completed"], 100);
   EXPECT_DOUBLE_EQ(sum["slo_attainment"].get<double>(), 1.0);
+}
+
+TEST(InferenceService, RatesWaitForAFullWindow) {
+  // A rate over a window that has not been open a whole window is no rate: a 0 read at
+  // start-up would look like "no demand" and scale a warm service down.
+  struct Case {
+    double at_s;
+    bool want;
+  };
+  const std::vector<Case> cases = {{0, false}, {4.9, false}, {5, true}, {12, true}};
+  std::vector<TraceRequest> reqs;
+  for (int i = 0; i < 100; ++i) reqs.push_back(Req(i * 0.5, 10, 1));
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.at_s);
+    EventQueue q;
+    WorkloadEnv env;
+    env.name = "svc";
+    env.initial_replicas = 2;
+    auto spec = ServiceSpec(reqs, 0, 0);
+    spec->engine.window_s = 5;
+    InferenceService svc(spec, env);
+    svc.Start(q);
+    q.RunUntil(AtSeconds(c.at_s));
+    for (const char* name : {"request_rate", "tokens_per_s"}) {
+      EXPECT_EQ(svc.Signal(name, AtSeconds(c.at_s)).size(), c.want ? 1u : 0u) << name;
+    }
+    // Instantaneous signals are there from the start.
+    EXPECT_EQ(svc.Signal("queue_len", AtSeconds(c.at_s)).size(), 1u);
+  }
+}
+
+TEST(InferenceService, WarmStartIsWhatTheFirstIntervalNeeds) {
+  // 1 s plain requests: 6/s in the first minute needs ~8 replicas within a 1.5 s SLO, 1/s
+  // later needs far fewer; the warm start follows the first minute, static-peak the busiest.
+  std::vector<TraceRequest> reqs;
+  for (int i = 0; i < 360; ++i) reqs.push_back(Req(i / 6.0, 1, 1));
+  for (int i = 0; i < 60; ++i) reqs.push_back(Req(60 + i, 1, 1));
+  for (int i = 0; i < 1200; ++i) reqs.push_back(Req(120 + i / 20.0, 1, 1));
+  WorkloadEnv env;
+  env.name = "svc";
+  auto spec = ServiceSpec(reqs, 0, 0);
+  spec->engine.model = Plain(1, 1.0).model;
+  spec->engine.slo = {1.5, 1.5, 0.99};
+  InferenceService svc(spec, env);
+  const std::optional<int> warm = svc.BaselineReplicas("warm-start");
+  const std::optional<int> peak = svc.BaselineReplicas("static-peak");
+  ASSERT_TRUE(warm && peak);
+  EXPECT_GE(*warm, 6);
+  EXPECT_LE(*warm, 10);
+  EXPECT_GE(*peak, 20);
+  EXPECT_FALSE(svc.BaselineReplicas("something-else"));
 }
 
 }  // namespace
