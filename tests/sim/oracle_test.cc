@@ -416,12 +416,9 @@ TEST(Oracle, UnservableRequestsMakeTheTargetInfeasible) {
   EXPECT_LT(r.attainment, 0.99);
 }
 
-// Disabled: fails on the working-tree oracle.cc, whose infeasible rule aims for
-// attainment x the achievable good requests (not x all requests). Just below the target
-// where the run turns feasible, the requirement jumps from target x requests down to about
-// target^2 x requests, so lowering the target across that edge raises the GPU-hours (on
-// this stream: 0.92 -> 73 replica-intervals, 0.91 -> 130). Enable once the rule is monotone.
-TEST(Oracle, DISABLED_LoweringAttainmentAcrossTheFeasibilityEdgeNeverIncreasesGpuHours) {
+// Across the edge where the target turns feasible the requirement must not jump: the oracle
+// aims for attainment x the achievable good requests on both sides.
+TEST(Oracle, LoweringAttainmentAcrossTheFeasibilityEdgeNeverIncreasesGpuHours) {
   // One request in 12 has a prompt whose prefill alone (2 s) is over the 0.5 s TTFT limit,
   // so no size gets more than about 92% within the SLO.
   EngineOptions e = Llm(4);

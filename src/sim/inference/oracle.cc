@@ -134,13 +134,14 @@ Result<OracleResult> ComputeOracle(traces::RequestStream& stream, const OracleOp
   // replica whose removal loses the fewest good requests while the total stays >= target.
   res.replicas = full;
   // Requests no size serves within the SLO (a prompt whose prefill alone is over the TTFT
-  // limit) are misses every policy pays. When they alone break the target, aim for the
-  // target share of what is achievable instead; holding N_m everywhere would make one last
-  // good request in a busy minute set the bound, which is no bound at all.
+  // limit) are misses every policy pays, so the target applies to the achievable ones:
+  // good >= attainment x good_full. Identical to attainment x requests when every request
+  // is achievable, and monotone in the target (a rule that switched bases at the edge of
+  // feasibility would let a lower target cost more).
   res.feasible =
       good_full >= static_cast<uint64_t>(std::ceil(target * static_cast<double>(res.requests)));
-  const uint64_t required = static_cast<uint64_t>(
-      std::ceil(target * static_cast<double>(res.feasible ? res.requests : good_full)));
+  const uint64_t required =
+      static_cast<uint64_t>(std::ceil(target * static_cast<double>(good_full)));
   uint64_t good = good_full;
   {
     using Cand = std::pair<uint64_t, size_t>;  // (loss, interval)
