@@ -240,7 +240,20 @@ std::string InferenceSection(const Runs& runs) {
                     "lines lie on each other)",
                     "request_rate", false);
 
-  SvgChart rep(t_max, std::max(MaxOf(runs, "desired"), MaxOf(runs, "ready")) + 1);
+  // The oracle's per-interval plan (the same for every run), drawn grey under the policies.
+  std::vector<ChartPoint> plan;
+  double plan_max = 0;
+  if (const auto it = runs.front()->find("oracle_plan"); it != runs.front()->end()) {
+    const double dt = Num(*it, "interval_s");
+    const auto& reps = (*it)["replicas"];
+    for (size_t m = 0; dt > 0 && reps.is_array() && m < reps.size(); ++m) {
+      const double n = reps[m].is_number() ? reps[m].get<double>() : kNaN;
+      plan.push_back({static_cast<double>(m) * dt, n});
+      if (n > plan_max) plan_max = n;
+    }
+  }
+  SvgChart rep(t_max, std::max({MaxOf(runs, "desired"), MaxOf(runs, "ready"), plan_max}) + 1);
+  if (!plan.empty()) rep.AddSeries({plan, "#999999", false, true, "data-kind=\"oracle\""});
   for (size_t i = 0; i < runs.size(); ++i) {
     const std::string who =
         Attr("data-chart", "replicas") + " " + Attr("data-policy", Policy(*runs[i]));
@@ -249,7 +262,8 @@ std::string InferenceSection(const Runs& runs) {
     rep.AddSeries(
         {Points(*runs[i], "ready"), Colour(i), false, true, who + " data-kind=\"ready\""});
   }
-  h += "<h3>Replicas: ready (solid) vs desired (dashed)</h3>" + rep.Svg();
+  h += std::string("<h3>Replicas: ready (solid) vs desired (dashed)") +
+       (plan.empty() ? "" : "; the oracle's plan in grey") + "</h3>" + rep.Svg();
 
   const json& first = *runs.front();
   const json slo = first.contains("slo") && first["slo"].is_object() ? first["slo"] : json();

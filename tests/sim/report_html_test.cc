@@ -215,6 +215,24 @@ TEST(ReportHtml, InferenceVerdictShowsWhyNot) {
             std::string::npos);
 }
 
+TEST(ReportHtml, TheOraclesPlanIsDrawnOnceWhenTheRunsCarryIt) {
+  struct Case {
+    std::string name;
+    bool with_plan;
+    size_t want;
+  };
+  for (const auto& c : std::vector<Case>{{"plan", true, 1}, {"no plan", false, 0}}) {
+    SCOPED_TRACE(c.name);
+    json a = InferenceRun("predictive", 1), b = InferenceRun("hpa", 2);
+    if (c.with_plan) {
+      for (json* r : {&a, &b}) (*r)["oracle_plan"] = {{"interval_s", 60}, {"replicas", {3, 9, 4}}};
+    }
+    const std::string html = ReportHtml(Report("inf", {a, b}));
+    EXPECT_EQ(Count(html, "data-kind=\"oracle\""), c.want);
+    EXPECT_EQ(html.find("the oracle's plan in grey") != std::string::npos, c.with_plan);
+  }
+}
+
 TEST(ReportHtml, IsSelfContained) {
   struct Case {
     const char* name;

@@ -212,6 +212,9 @@ nlohmann::json InferenceService::Summary() const {
     j["oracle_interval_gpu_hours"] = o->interval_gpu_hours;
     j["oracle_work_gpu_hours"] = o->work_gpu_hours;
     j["oracle_feasible"] = o->feasible;
+    // The oracle's plan, for drawing against what a policy ran: interval m starts at
+    // m x interval_s.
+    j["oracle_plan"] = {{"interval_s", o->interval_s}, {"replicas", o->replicas}};
     j["gpu_hours_over_oracle"] = o->gpu_hours > 0 ? gpu_h / o->gpu_hours : 0.0;
     j["static_peak_replicas"] = o->static_peak_replicas;
   } else {
