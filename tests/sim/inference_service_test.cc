@@ -255,16 +255,24 @@ TEST(InferenceService, ColdStartDelaysReadinessExactly) {
   }
 }
 
+// A warm two-replica service with no cold start and 5 s signal windows.
+std::shared_ptr<InferenceSpec> TwoReplicaService(const std::vector<TraceRequest>& reqs) {
+  auto spec = ServiceSpec(reqs, 0, 0);
+  spec->engine.window_s = 5;
+  return spec;
+}
+WorkloadEnv TwoReplicaEnv() {
+  WorkloadEnv env;
+  env.name = "svc";
+  env.initial_replicas = 2;
+  return env;
+}
+
 TEST(InferenceService, SignalsAndDoneAfterTheTraceDrains) {
   std::vector<TraceRequest> reqs;
   for (int i = 0; i < 100; ++i) reqs.push_back(Req(i * 0.5, 10, 1));  // 2/s for 50 s
   EventQueue q;
-  WorkloadEnv env;
-  env.name = "svc";
-  env.initial_replicas = 2;
-  auto spec = ServiceSpec(reqs, 0, 0);
-  spec->engine.window_s = 5;
-  InferenceService svc(spec, env);
+  InferenceService svc(TwoReplicaService(reqs), TwoReplicaEnv());
   svc.Start(q);
   q.RunUntil(AtSeconds(20));
   svc.Signal("gpu_util", AtSeconds(20));  // starts the utilisation interval
@@ -299,12 +307,7 @@ TEST(InferenceService, RatesWaitForAFullWindow) {
   for (const auto& c : cases) {
     SCOPED_TRACE(c.at_s);
     EventQueue q;
-    WorkloadEnv env;
-    env.name = "svc";
-    env.initial_replicas = 2;
-    auto spec = ServiceSpec(reqs, 0, 0);
-    spec->engine.window_s = 5;
-    InferenceService svc(spec, env);
+    InferenceService svc(TwoReplicaService(reqs), TwoReplicaEnv());
     svc.Start(q);
     q.RunUntil(AtSeconds(c.at_s));
     for (const char* name : {"request_rate", "tokens_per_s"}) {
