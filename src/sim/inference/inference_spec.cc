@@ -6,9 +6,19 @@
 
 namespace aiscale::sim::inference {
 
+namespace {
+
+// Every time is kept in integer nanoseconds, so no duration may pass 1e9 s (31 years; 1e18 ns
+// fits an int64 with room for sums). The metrics window keeps one bucket per second, so it
+// stays within a day; the oracle resizes no faster than once a second.
+constexpr double kMaxSeconds = 1e9;
+constexpr double kMaxWindowSeconds = 86400;
+config::Bounds Positive(double max) { return config::Bounds{0, max, true}; }
+
+}  // namespace
+
 std::unique_ptr<InferenceSpec> InferenceSpec::Parse(const config::ConfigNode& node,
                                                     double default_window_s, uint64_t seed) {
-  using config::Above;
   using config::AtLeast;
   using config::Between;
   const size_t before = node.errors()->size();
@@ -23,15 +33,15 @@ std::unique_ptr<InferenceSpec> InferenceSpec::Parse(const config::ConfigNode& no
 
   const auto cs = node.Child("cold_start");
   cs.CheckKnown({"provisioning_s", "model_load_s"});
-  spec->provisioning_s = cs.DurationSeconds("provisioning_s", 30, AtLeast(0));
-  spec->model_load_s = cs.DurationSeconds("model_load_s", 60, AtLeast(0));
+  spec->provisioning_s = cs.DurationSeconds("provisioning_s", 30, Between(0, kMaxSeconds));
+  spec->model_load_s = cs.DurationSeconds("model_load_s", 60, Between(0, kMaxSeconds));
   spec->price_per_gpu_hour = node.Number("price_per_gpu_hour", 0, AtLeast(0));
 
   const auto slo = node.Child("slo");
   if (!slo.IsDefined()) node.ErrorAt("slo", "is required (ttft_s, latency_s)");
   slo.CheckKnown({"ttft_s", "latency_s", "attainment"});
-  spec->engine.slo.ttft_s = slo.DurationSeconds("ttft_s", 2, Above(0));
-  spec->engine.slo.latency_s = slo.DurationSeconds("latency_s", 20, Above(0));
+  spec->engine.slo.ttft_s = slo.DurationSeconds("ttft_s", 2, Positive(kMaxSeconds));
+  spec->engine.slo.latency_s = slo.DurationSeconds("latency_s", 20, Positive(kMaxSeconds));
   spec->engine.slo.attainment = slo.Number("attainment", 0.99, Between(0, 1));
   if (slo.Has("attainment") && spec->engine.slo.attainment == 0) {
     slo.ErrorAt("attainment", "must be > 0");
@@ -39,13 +49,14 @@ std::unique_ptr<InferenceSpec> InferenceSpec::Parse(const config::ConfigNode& no
 
   const auto q = node.Child("queue");
   q.CheckKnown({"timeout_s", "max_len"});
-  spec->engine.queue_timeout_s = q.DurationSeconds("timeout_s", 60, Above(0));
+  spec->engine.queue_timeout_s = q.DurationSeconds("timeout_s", 60, Positive(kMaxSeconds));
   spec->engine.max_queue = q.Int("max_len", 0, AtLeast(0));
-  spec->engine.window_s = node.DurationSeconds("metrics_window_s", default_window_s, Above(0));
+  spec->engine.window_s =
+      node.DurationSeconds("metrics_window_s", default_window_s, Positive(kMaxWindowSeconds));
   spec->engine.seed = seed;
   const auto oracle = node.Child("oracle");
   oracle.CheckKnown({"interval_s"});
-  spec->oracle_interval_s = oracle.DurationSeconds("interval_s", 60, Above(0));
+  spec->oracle_interval_s = oracle.DurationSeconds("interval_s", 60, Between(1, kMaxSeconds));
 
   const std::string file = node.file();
   const std::string dir =

@@ -6,6 +6,11 @@
 namespace aiscale::sim::inference {
 namespace {
 
+// The engine keeps one list per in-flight count, so the slots of a replica stay within
+// kMaxSlots; the KV cache is counted in int64 tokens.
+constexpr double kMaxSlots = 65536;
+constexpr double kMaxKvTokens = 1e12;
+
 int64_t ToNs(double s) { return std::max<int64_t>(1, static_cast<int64_t>(std::llround(s * 1e9))); }
 
 }  // namespace
@@ -41,6 +46,7 @@ int64_t ReplicaModel::ServiceNs(uint32_t output_tokens, double u, double z) cons
 ReplicaModel ReplicaModel::Parse(const config::ConfigNode& node) {
   using config::Above;
   using config::AtLeast;
+  using config::Between;
   ReplicaModel m;
   if (!node.IsDefined()) {
     node.Error("is required (the replica capacity model)");
@@ -52,9 +58,10 @@ ReplicaModel ReplicaModel::Parse(const config::ConfigNode& node) {
     m.kind = Kind::kLlm;
     node.CheckKnown({"kind", "gpus", "max_batch", "kv_capacity_tokens", "prefill_s_per_token",
                      "decode_base_s", "decode_per_seq_s", "decode_per_kv_token_s"});
-    m.llm.max_batch = node.Int("max_batch", m.llm.max_batch, AtLeast(1));
-    m.llm.kv_capacity_tokens = static_cast<int64_t>(node.Number(
-        "kv_capacity_tokens", static_cast<double>(m.llm.kv_capacity_tokens), AtLeast(1)));
+    m.llm.max_batch = node.Int("max_batch", m.llm.max_batch, Between(1, kMaxSlots));
+    m.llm.kv_capacity_tokens = static_cast<int64_t>(
+        node.Number("kv_capacity_tokens", static_cast<double>(m.llm.kv_capacity_tokens),
+                    Between(1, kMaxKvTokens)));
     m.llm.prefill_s_per_token =
         node.Number("prefill_s_per_token", m.llm.prefill_s_per_token, AtLeast(0));
     m.llm.decode_base_s = node.Number("decode_base_s", m.llm.decode_base_s, Above(0));
@@ -64,7 +71,7 @@ ReplicaModel ReplicaModel::Parse(const config::ConfigNode& node) {
   } else {
     m.kind = Kind::kPlain;
     node.CheckKnown({"kind", "gpus", "concurrency", "service_time", "per_output_token_s"});
-    m.plain.concurrency = node.Int("concurrency", 1, AtLeast(1));
+    m.plain.concurrency = node.Int("concurrency", 1, Between(1, kMaxSlots));
     m.plain.per_output_token_s = node.Number("per_output_token_s", 0, AtLeast(0));
     const auto st = node.Child("service_time");
     if (!st.IsDefined()) {

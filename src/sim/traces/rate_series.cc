@@ -79,6 +79,19 @@ Result<std::unique_ptr<RequestSource>> RateSeries(RateSeriesOptions options) {
       return Status::Error(at + ": t_s must increase (time goes backwards)");
     }
   }
+  // Arrival times are integer nanoseconds since the first point, and a source is read whole
+  // more than once (validation, each run, the oracle), so the span and the expected number of
+  // requests are bounded.
+  if (p.back().t_s - p.front().t_s > 1e9) {
+    return Status::Error("rate series point " + std::to_string(p.size() - 1) +
+                         ": t_s spans more than 1e9 s from the first point");
+  }
+  double expected = 0;
+  for (size_t i = 0; i + 1 < p.size(); ++i) expected += p[i].rate_per_s * (p[i + 1].t_s - p[i].t_s);
+  if (expected > 1e9) {
+    return Status::Error("rate series: expects " + std::to_string(expected) +
+                         " requests (rate x time summed over the points); at most 1e9");
+  }
   if (options.output_tokens == 0) return Status::Error("rate series: output_tokens must be >= 1");
   return std::unique_ptr<RequestSource>(std::make_unique<RateSource>(std::move(options)));
 }

@@ -10,6 +10,17 @@
 #include "sim/traces/trace_transform.h"
 
 namespace aiscale::sim::traces {
+namespace {
+
+// Replayed times are integer nanoseconds: windows stay within 1e9 s (31 years) and the
+// compressed span and jitter within an int64. A multiplier of k replays each request about k
+// times, so it stays within 1000.
+constexpr double kMaxSeconds = 1e9;
+constexpr double kMaxMultiplier = 1000;
+constexpr double kMinCompression = 1e-3, kMaxCompression = 1e6;
+constexpr double kMaxJitterSeconds = 86400;
+
+}  // namespace
 
 std::string ResolvePath(const std::string& base_dir, const std::string& path) {
   const std::filesystem::path p(path);
@@ -19,8 +30,8 @@ std::string ResolvePath(const std::string& base_dir, const std::string& path) {
 
 std::unique_ptr<RequestSource> ParseTraceSpec(const config::ConfigNode& node,
                                               const std::string& base_dir) {
-  using config::Above;
   using config::AtLeast;
+  using config::Between;
   const size_t errors_before = node.errors()->size();
   if (!node.IsDefined() || !node.IsMap()) {
     node.Error("must be a map with at least `format`");
@@ -31,11 +42,14 @@ std::unique_ptr<RequestSource> ParseTraceSpec(const config::ConfigNode& node,
   const std::string format =
       node.Enum("format", "azure_llm", {"azure_llm", "mooncake", "alibaba_genai", "rate_series"});
   TransformOptions t;
-  t.rate_multiplier = node.Number("rate_multiplier", 1, Above(0));
-  t.time_compression = node.Number("time_compression", 1, Above(0));
-  t.start_s = node.DurationSeconds("start_s", 0, AtLeast(0));
-  t.duration_s = node.DurationSeconds("duration_s", 0, AtLeast(0));
-  t.jitter_s = node.DurationSeconds("jitter_s", 60, Above(0));
+  t.rate_multiplier =
+      node.Number("rate_multiplier", 1, config::Bounds{0, kMaxMultiplier, /*min_exclusive=*/true});
+  t.time_compression =
+      node.Number("time_compression", 1, Between(kMinCompression, kMaxCompression));
+  t.start_s = node.DurationSeconds("start_s", 0, Between(0, kMaxSeconds));
+  t.duration_s = node.DurationSeconds("duration_s", 0, Between(0, kMaxSeconds));
+  t.jitter_s = node.DurationSeconds("jitter_s", 60,
+                                    config::Bounds{0, kMaxJitterSeconds, /*min_exclusive=*/true});
   t.seed = static_cast<uint64_t>(node.Int("seed", 1, AtLeast(0)));
 
   std::string path;
