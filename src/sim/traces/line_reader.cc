@@ -24,22 +24,26 @@ bool LineReader::Next(std::string& line) {
   line.clear();
   if (file_ == nullptr || !status_.ok()) return false;
   bool got_any = false;
+  bool complete = false;
   while (gzgets(file_, buf_, sizeof(buf_)) != nullptr) {
     got_any = true;
     size_t n = std::strlen(buf_);
-    const bool complete = n > 0 && buf_[n - 1] == '\n';
+    complete = n > 0 && buf_[n - 1] == '\n';
     if (complete) --n;
     line.append(buf_, n);
     if (complete) break;
   }
-  if (!got_any) {
+  // A last line without a newline is a line, unless the stream broke there (a truncated
+  // gzip): then report the break rather than parse half a row.
+  if (!complete) {
     int err = 0;
     const char* msg = gzerror(file_, &err);
     if (err != Z_OK && err != Z_STREAM_END) {
       status_ = Status::Error("unable to read trace " + path_ + " after line " +
                               std::to_string(line_number_) + ": " + msg);
+      return false;
     }
-    return false;
+    if (!got_any) return false;
   }
   if (!line.empty() && line.back() == '\r') line.pop_back();
   ++line_number_;

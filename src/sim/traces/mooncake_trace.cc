@@ -1,6 +1,8 @@
 #include "sim/traces/mooncake_trace.h"
 
+#include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
@@ -9,6 +11,32 @@
 
 namespace aiscale::sim::traces {
 namespace {
+
+// A row that is not JSON because of one value ({"timestamp": 1.2.3, ...}) is reported at that
+// value's field, like the CSV loaders' "unparsable number". `byte` is where the parser
+// stopped (1-based). Nothing when the break is not inside a value after a key.
+std::optional<Status> BrokenFieldError(std::string_view line, size_t byte,
+                                       const std::string& where) {
+  const std::string_view before = line.substr(0, std::min(line.size(), byte));
+  const size_t colon = before.rfind(':');
+  if (colon == std::string_view::npos || colon == 0 ||
+      before.find_first_of(",{}", colon) != std::string_view::npos) {
+    return std::nullopt;
+  }
+  const size_t close = before.find_last_not_of(' ', colon - 1);
+  if (close == std::string_view::npos || close == 0 || before[close] != '"') return std::nullopt;
+  const size_t open = before.rfind('"', close - 1);
+  if (open == std::string_view::npos) return std::nullopt;
+  std::string_view value = line.substr(colon + 1);
+  value = value.substr(0, value.find_first_of(",}"));
+  while (!value.empty() && value.front() == ' ') value.remove_prefix(1);
+  while (!value.empty() && value.back() == ' ') value.remove_suffix(1);
+  const bool numeric =
+      !value.empty() && (value.front() == '-' || (value.front() >= '0' && value.front() <= '9'));
+  return FieldError(where, before.substr(open + 1, close - open - 1),
+                    std::string(numeric ? "unparsable number '" : "unparsable value '") +
+                        std::string(value) + "'");
+}
 
 class MooncakeStream final : public LineTraceStream {
  public:
@@ -21,6 +49,9 @@ class MooncakeStream final : public LineTraceStream {
     nlohmann::json j;
     try {
       j = nlohmann::json::parse(line);
+    } catch (const nlohmann::json::parse_error& e) {
+      if (auto named = BrokenFieldError(line, e.byte, where)) return *named;
+      return Status::Error(where + ": not a JSON object: " + e.what());
     } catch (const nlohmann::json::exception& e) {
       return Status::Error(where + ": not a JSON object: " + e.what());
     }
