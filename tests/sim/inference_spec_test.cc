@@ -318,7 +318,7 @@ TEST(InferenceSpec, MalformedTraceFilesNameTheTraceFileLineAndField) {
   struct Case {
     std::string name;
     std::string format;
-    std::string file;  // name in the temp dir (.gz is written compressed by nobody: plain)
+    std::string file;  // name in the temp dir (plain text; the loaders read gzip or not)
     std::string text;
     std::string want;  // after "<trace path>"
   };
