@@ -67,14 +67,18 @@ nlohmann::json InferenceVerdict(const nlohmann::json& run,
           Fmt("%.0f", 100 * cold) + "% of its misses fell while replicas it had asked for were " +
           "still starting (cold start), " + Fmt("%.0f", 100 * (1 - cold)) +
           "% with all of them ready (sized too small for the burst)");
-  for (const char* other : {"hpa", "kpa"}) {
-    const nlohmann::json* o = FindRun(runs, other);
-    if (!o || name == other) continue;
+  // Every hpa and kpa run (a scenario may compare several configurations of each).
+  for (const auto& o_run : runs) {
+    const std::string kind = o_run.value("policy_name", o_run.value("policy", ""));
+    const std::string label = o_run.value("policy", "");
+    if ((kind != "hpa" && kind != "kpa") || label == name) continue;
+    const nlohmann::json* o = &o_run;
+    const std::string other = label;
     const double og2 = Num(*o, "gpu_hours"), oa = Num(*o, "slo_attainment");
-    add(std::string("gpu_hours_vs_") + other, og2 > 0 ? g / og2 : 0, 1, g <= og2,
+    add("gpu_hours_vs_" + other, og2 > 0 ? g / og2 : 0, 1, g <= og2,
         "GPU-hours " + Fmt("%.2f", og2 > 0 ? g / og2 : 0) + "x " + other + " (" + other +
             " attains " + Fmt("%.4f", oa) + ")");
-    add(std::string("slo_vs_") + other, a - oa, 0, a >= oa,
+    add("slo_vs_" + other, a - oa, 0, a >= oa,
         "SLO attainment " + Fmt("%.4f", oa - a) + " below " + other + "'s");
   }
   if (const nlohmann::json* sp = FindRun(runs, "static-peak"); sp && name != "static-peak") {

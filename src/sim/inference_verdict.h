@@ -11,7 +11,8 @@
 
 namespace aiscale::sim {
 
-// `runs`: every run entry of the scenario (to find hpa, kpa and static-peak by policy name).
+// `runs`: every run entry of the scenario: each hpa and kpa run (by `policy_name`, so every
+// configuration compared) and static-peak (by `policy`) are measured against.
 // Returns {"targets": [{"name", "measured", "target", "met"}...], "met_all", "why_not"?}
 // or null when `run` has no oracle figures.
 nlohmann::json InferenceVerdict(const nlohmann::json& run, const std::vector<nlohmann::json>& runs);

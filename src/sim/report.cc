@@ -83,6 +83,7 @@ nlohmann::json RunEntry(const RunResult& r) {
   }
   if (!e.contains("rescales")) e["rescales"] = 0;
   e["policy"] = r.policy;
+  e["policy_name"] = r.policy_name.empty() ? r.policy : r.policy_name;
   e["cut"] = r.cut;
   e["end_s"] = r.end_s;
   const double hours = Num(e, "completion_time_s") / 3600.0;

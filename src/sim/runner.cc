@@ -132,6 +132,7 @@ Result<RunResult> RunPolicy(const Scenario& s, const PolicyRun& run, const RunOp
 
   RunResult out;
   out.policy = run.label;
+  out.policy_name = run.policy_nodes.empty() ? run.label : run.policy_nodes[0].String("name", "");
   const Duration period = Seconds(s.control_period_s);
   const Duration report = Seconds(s.report_interval_s);
   double next_progress_s = opt.progress_every_sim_s;

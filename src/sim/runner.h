@@ -42,7 +42,9 @@ struct WorkloadRun {
 };
 
 struct RunResult {
-  std::string policy;
+  std::string policy;       // the run's label (the policy's name unless the compare entry
+                            // gave a label)
+  std::string policy_name;  // the first workload's policy, e.g. "hpa" for label "hpa-queue"
   bool cut = false;
   double end_s = 0;
   double wall_s = 0;

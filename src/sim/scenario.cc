@@ -104,7 +104,17 @@ void ReadSpec(const config::ConfigNode& root, Scenario& s) {
     if (c.raw().IsScalar()) {
       s.compare.push_back(c.raw().Scalar());
     } else if (c.IsMap() && c.Has("name")) {
-      s.compare.push_back(c.RequiredString("name"));
+      // `label` names the run in the report (two hpa configurations side by side); it is the
+      // scenario's, not the policy's, so it is taken off before the policy reads its fields.
+      const std::string name = c.RequiredString("name");
+      std::string label = c.Has("label") ? c.String("label", "") : name;
+      if (label.empty()) {
+        c.ErrorAt("label", "must not be empty");
+        label = name;
+      }
+      YAML::Node shared = c.raw();  // shares the tree: the policy then sees no label
+      shared.remove("label");
+      s.compare.push_back(label);
     } else {
       c.Error("a compare entry is a policy name or a policy map with a name");
       continue;
@@ -192,7 +202,7 @@ Result<std::vector<PolicyRun>> Scenario::Runs(const std::vector<std::string>& po
   if (!synth_errors) synth_errors = errors.get();
   std::vector<PolicyRun> out;
   std::vector<std::string> names = policies;
-  const bool from_compare = names.empty();
+  const bool from_compare = names.empty() && !compare.empty();
   if (from_compare) names = compare;
   if (names.empty()) {
     // DESIGN.md: reports compare the configured policy with static at the configured size.

@@ -286,11 +286,9 @@ TEST(InferenceSpec, EveryBadValueNamesFileLineColumnAndPath) {
   }
 }
 
-// Disabled: without a `compare` list Scenario::Runs reads compare_nodes[p] for the policies
-// it derives from the workload (src/sim/scenario.cc, `from_compare` is true when the list is
-// empty), out of bounds: `aiscale validate` and `simulate` crash (SIGSEGV) on any scenario
-// whose workload policy is not static and that has no compare list. Enable once fixed.
-TEST(InferenceSpec, DISABLED_NoCompareListIsValid) {
+// Without a `compare` list the runs are the workload's own policy and static; Runs once read
+// compare_nodes out of bounds here (a SIGSEGV in `validate` and `simulate`).
+TEST(InferenceSpec, NoCompareListIsValid) {
   auto s = ParseScenario(With({{42, ""}}), "s.yaml");
   ASSERT_TRUE(s.ok()) << s.status().message();
   auto runs = s->Runs({});

@@ -146,6 +146,42 @@ TEST(Scenario, RunsResolveStaticToInitialSizeAndKeepOwnPolicyParameters) {
   EXPECT_EQ((*twice)[1].label, "static-2");
 }
 
+TEST(Scenario, CompareEntriesMayCarryALabel) {
+  struct Case {
+    std::string compare;
+    std::vector<std::string> want_labels;  // empty: an error is expected
+    std::string want_error;
+  };
+  const std::vector<Case> cases = {
+      {"  compare: [{name: static, replicas: 2, label: two}, {name: static, replicas: 3, "
+       "label: three}]",
+       {"two", "three"},
+       ""},
+      {"  compare: [{name: static, replicas: 2}, {name: static, replicas: 3}]",
+       {"static", "static-2"},
+       ""},
+      {"  compare: [{name: static, replicas: 2, label: ''}]", {}, "label: must not be empty"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.compare);
+    auto s = ParseScenario(With(22, c.compare), "s.yaml");
+    if (c.want_labels.empty()) {
+      ASSERT_FALSE(s.ok());
+      EXPECT_NE(s.status().message().find(c.want_error), std::string::npos) << s.status().message();
+      continue;
+    }
+    ASSERT_TRUE(s.ok()) << s.status().message();
+    auto runs = s->Runs({});
+    ASSERT_TRUE(runs.ok());
+    ASSERT_EQ(runs->size(), c.want_labels.size());
+    for (size_t i = 0; i < runs->size(); ++i) {
+      EXPECT_EQ((*runs)[i].label, c.want_labels[i]);
+      // The label is the scenario's: the policy's node no longer has it.
+      EXPECT_FALSE((*runs)[i].policy_nodes[0].Has("label"));
+    }
+  }
+}
+
 TEST(Scenario, ShippedExamplesAreValid) {
   namespace fs = std::filesystem;
   int n = 0;

@@ -6,12 +6,12 @@
 //   service:
 //     trace: {format: azure_llm, path: ../../shared/traces/...csv, rate_multiplier: 1}
 //     replica: {kind: llm, gpus: 1, max_batch: 64, kv_capacity_tokens: 400000, ...}
-//     cold_start: {provisioning_s: 30, model_load_s: 90}   # each >= 0
+//     cold_start: {provisioning_s: 30, model_load_s: 90}   # each in [0, 1e9] s
 //     price_per_gpu_hour: 2.5                               # >= 0
 //     slo: {ttft_s: 2, latency_s: 20, attainment: 0.99}    # > 0, > 0, (0, 1]
 //     queue: {timeout_s: 60, max_len: 0}                   # > 0, >= 0 (0 = unbounded)
-//     metrics_window_s: 15                                 # > 0 (default: scrape interval)
-//     oracle: {interval_s: 60}                             # > 0
+//     metrics_window_s: 15                                 # (0, 86400] (default: scrape interval)
+//     oracle: {interval_s: 60}                             # [1, 1e9] s
 #pragma once
 
 #include <memory>

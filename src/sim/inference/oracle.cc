@@ -83,6 +83,12 @@ double MinBusySeconds(const traces::TraceRequest& r, const ReplicaModel& m) {
 Result<OracleResult> ComputeOracle(traces::RequestStream& stream, const OracleOptions& o) {
   OracleResult res;
   res.interval_s = o.interval_s;
+  // An interval that rounds to 0 ns (or overflows) would never close: refuse it here too,
+  // not only in the scenario parser.
+  if (!(o.interval_s >= 1e-3 && o.interval_s <= 1e9)) {
+    return Status::Error("oracle interval " + std::to_string(o.interval_s) +
+                         " s is outside [0.001, 1e9] s");
+  }
   const int64_t interval_ns = static_cast<int64_t>(o.interval_s * 1e9);
   const double target = o.engine.slo.attainment;
 

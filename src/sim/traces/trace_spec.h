@@ -5,11 +5,11 @@
 //   trace:
 //     format: azure_llm          # azure_llm | mooncake | alibaba_genai | rate_series
 //     path: ../../shared/traces/azure_llm_2023/AzureLLMInferenceTrace_code.csv
-//     rate_multiplier: 4         # > 0
-//     time_compression: 1        # > 0
-//     start_s: 0                 # >= 0
-//     duration_s: 0              # >= 0, 0 = whole trace
-//     jitter_s: 60               # > 0
+//     rate_multiplier: 4         # (0, 1000]
+//     time_compression: 1        # [1e-3, 1e6]
+//     start_s: 0                 # [0, 1e9]
+//     duration_s: 0              # [0, 1e9], 0 = whole trace
+//     jitter_s: 60               # (0, 86400]
 //     seed: 1
 //   rate_series only: points: [[t_s, rate_per_s], ...] or path to a t_s,rate_per_s CSV,
 //                     input_tokens, output_tokens.
