@@ -8,6 +8,8 @@
 #include <iostream>
 #include <sstream>
 
+#include <unistd.h>
+
 #include "cli/commands.h"
 #include "sim/report.h"
 #include "sim/runner.h"
@@ -196,10 +198,18 @@ int RunSimulation(const SimFlags& f) {
   opt.progress_every_sim_s = 1800;
   const bool tty_progress = !f.quiet;
   if (tty_progress) {
-    opt.on_progress = [](const sim::RunProgress& p) {
-      std::fprintf(stderr, "\r  %-12s simulated %7.2f h  %5.1f%%", p.policy.c_str(), p.sim_s / 3600,
-                   100 * std::min(1.0, std::max(0.0, p.fraction)));
-      if (p.finished) std::fprintf(stderr, "\n");
+    // On a terminal one line per run, rewritten in place; in a log, one line per update
+    // (a carriage return there would run the updates together).
+    const bool terminal = isatty(fileno(stderr)) != 0;
+    opt.on_progress = [terminal](const sim::RunProgress& p) {
+      if (p.finished) {
+        std::fprintf(stderr, "%s  %-12s simulated %7.2f h  done\n", terminal ? "\r" : "",
+                     p.policy.c_str(), p.sim_s / 3600);
+      } else {
+        std::fprintf(stderr, "%s  %-12s simulated %7.2f h  %5.1f%%%s", terminal ? "\r" : "",
+                     p.policy.c_str(), p.sim_s / 3600,
+                     100 * std::min(1.0, std::max(0.0, p.fraction)), terminal ? "" : "\n");
+      }
       std::fflush(stderr);
     };
     std::cerr << "aiscale: simulating " << scenario->name << " (" << f.file << ")\n";
