@@ -7,13 +7,18 @@
 #include <benchmark/benchmark.h>
 
 #include <cmath>
+#include <filesystem>
 #include <memory>
+#include <string>
 #include <unordered_map>
+
+#include <unistd.h>
 
 #include "control/controller.h"
 #include "decide/policies/static_policy.h"
 #include "sim/event_queue.h"
 #include "store/memory_store.h"
+#include "store/sqlite_store.h"
 
 namespace aiscale {
 namespace {
@@ -70,13 +75,28 @@ class RatioPolicy final : public Policy {
 };
 
 enum class PolicyKind { kRatio, kStatic };
+enum class StoreKind { kNone, kMemory, kSqlite, kSqliteSynced };
 
-void RunTicks(benchmark::State& state, PolicyKind kind, bool with_store) {
+void RunTicks(benchmark::State& state, PolicyKind kind, StoreKind store_kind) {
   sim::SimClock clock(AtSeconds(0));
   BenchSource source;
   BenchActuator actuator;
-  store::MemoryStore store(store::StoreOptions{16, false});
-  control::Controller ctl(clock, with_store ? &store : nullptr);
+  store::MemoryStore memory(store::StoreOptions{16, false});
+  std::unique_ptr<store::SqliteStore> sqlite;
+  const std::string db = std::filesystem::temp_directory_path() /
+                         ("aiscale-bench-" + std::to_string(::getpid()) + ".db");
+  if (store_kind == StoreKind::kSqlite || store_kind == StoreKind::kSqliteSynced) {
+    for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(db + suffix);
+    auto opened = store::SqliteStore::Open(
+        db, store::StoreOptions{16, store_kind == StoreKind::kSqliteSynced});
+    if (!opened.ok()) {
+      state.SkipWithError(opened.status().message().c_str());
+      return;
+    }
+    sqlite = std::move(*opened);
+  }
+  Store* store = store_kind == StoreKind::kMemory ? static_cast<Store*>(&memory) : sqlite.get();
+  control::Controller ctl(clock, store);
   for (int i = 0; i < kWorkloads; ++i) {
     control::WorkloadBinding b;
     b.ref = {"Deployment", "bench", "w" + std::to_string(i)};
@@ -108,15 +128,29 @@ void RunTicks(benchmark::State& state, PolicyKind kind, bool with_store) {
       benchmark::Counter(static_cast<double>(decisions), benchmark::Counter::kIsRate);
 }
 
-void BM_TickRatio(benchmark::State& s) { RunTicks(s, PolicyKind::kRatio, false); }
-void BM_TickRatioMemoryStore(benchmark::State& s) { RunTicks(s, PolicyKind::kRatio, true); }
-void BM_TickStatic(benchmark::State& s) { RunTicks(s, PolicyKind::kStatic, false); }
-void BM_TickStaticMemoryStore(benchmark::State& s) { RunTicks(s, PolicyKind::kStatic, true); }
+void BM_TickRatio(benchmark::State& s) { RunTicks(s, PolicyKind::kRatio, StoreKind::kNone); }
+void BM_TickRatioMemoryStore(benchmark::State& s) {
+  RunTicks(s, PolicyKind::kRatio, StoreKind::kMemory);
+}
+void BM_TickStatic(benchmark::State& s) { RunTicks(s, PolicyKind::kStatic, StoreKind::kNone); }
+void BM_TickStaticMemoryStore(benchmark::State& s) {
+  RunTicks(s, PolicyKind::kStatic, StoreKind::kMemory);
+}
+// The durable store as a deployment runs it: WAL, synchronous=NORMAL (and FULL: fsync per
+// commit), keeping the last 16 decisions per workload, a temp file on this machine's disk.
+void BM_TickStaticSqliteStore(benchmark::State& s) {
+  RunTicks(s, PolicyKind::kStatic, StoreKind::kSqlite);
+}
+void BM_TickStaticSqliteStoreSynced(benchmark::State& s) {
+  RunTicks(s, PolicyKind::kStatic, StoreKind::kSqliteSynced);
+}
 
 BENCHMARK(BM_TickRatio)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_TickRatioMemoryStore)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_TickStatic)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_TickStaticMemoryStore)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_TickStaticSqliteStore)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_TickStaticSqliteStoreSynced)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace
 }  // namespace aiscale

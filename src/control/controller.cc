@@ -44,12 +44,28 @@ Status Controller::Add(WorkloadBinding b) {
 std::vector<Decision> Controller::Tick() {
   std::vector<Decision> out;
   out.reserve(workloads_.size());
-  for (size_t i = 0; i < workloads_.size(); ++i) out.push_back(TickOne(i));
+  for (auto& w : workloads_) out.push_back(Decide(*w));
+  if (store_) {
+    std::vector<StoreWrite> writes;
+    std::vector<Decision*> decisions;
+    writes.reserve(out.size());
+    for (size_t i = 0; i < out.size(); ++i) {
+      writes.push_back(WriteOf(*workloads_[i], out[i]));
+      decisions.push_back(&out[i]);
+    }
+    Persist(writes, std::move(decisions));
+  }
   return out;
 }
 
 Decision Controller::TickOne(size_t index) {
   Workload& w = *workloads_[index];
+  Decision d = Decide(w);
+  if (store_) Persist({WriteOf(w, d)}, {&d});
+  return d;
+}
+
+Decision Controller::Decide(Workload& w) {
   WorkloadBinding& b = w.binding;
   const TimePoint now = clock_.Now();
   Decision d;
@@ -64,7 +80,6 @@ Decision Controller::TickOne(size_t index) {
     d.recommendation.reason = scale.status().message();
     d.action = Action::kFailed;
     d.action_detail = "unable to observe scale: " + scale.status().message();
-    Persist(w, d);
     return d;
   }
   d.current = scale->current;
@@ -135,19 +150,21 @@ Decision Controller::TickOne(size_t index) {
       d.action_detail = st.message();
     }
   }
-  Persist(w, d);
   return d;
 }
 
-void Controller::Persist(Workload& w, Decision& d) {
-  if (!store_) return;
+StoreWrite Controller::WriteOf(const Workload& w, const Decision& d) const {
   const std::string key = w.binding.ref.Key();
-  Status st = store_->Append(d);
-  if (st.ok()) st = store_->SaveState(key + "/policy", w.policy_state);
-  if (st.ok()) st = store_->SaveState(key + "/stabilizer", w.stabilizer_state);
-  if (!st.ok()) {
-    d.action_detail += (d.action_detail.empty() ? "" : "; ") +
-                       std::string("unable to persist decision: ") + st.message();
+  return StoreWrite{
+      &d, {{key + "/policy", &w.policy_state}, {key + "/stabilizer", &w.stabilizer_state}}};
+}
+
+void Controller::Persist(const std::vector<StoreWrite>& writes, std::vector<Decision*> decisions) {
+  const Status st = store_->WriteBatch(writes);
+  if (st.ok()) return;
+  for (Decision* d : decisions) {
+    d->action_detail += (d->action_detail.empty() ? "" : "; ") +
+                        std::string("unable to persist decision: ") + st.message();
   }
 }
 

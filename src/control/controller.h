@@ -50,9 +50,10 @@ class Controller {
   // Fails if the binding lacks a policy, actuator or a source for a signal the policy reads,
   // if the name is taken, or if stored state cannot be loaded.
   Status Add(WorkloadBinding binding);
-  // One pass over all workloads, in the order they were added.
+  // One pass over all workloads, in the order they were added; what they decided is written
+  // to the Store as one batch at the end (one commit per tick).
   std::vector<Decision> Tick();
-  // Runs one workload's tick (Tick() calls this for each).
+  // Runs one workload's tick and writes it to the Store on its own.
   Decision TickOne(size_t index);
   size_t size() const { return workloads_.size(); }
   const WorkloadBinding& binding(size_t i) const { return workloads_[i]->binding; }
@@ -66,7 +67,11 @@ class Controller {
     PersistentState stabilizer_state;
     Workload(WorkloadBinding b) : binding(std::move(b)), signals(binding.history_capacity) {}
   };
-  void Persist(Workload& w, Decision& d);
+  // The tick of one workload, without writing it.
+  Decision Decide(Workload& w);
+  StoreWrite WriteOf(const Workload& w, const Decision& d) const;
+  // Writes the batch; a failure is recorded in every Decision it held (the tick still counts).
+  void Persist(const std::vector<StoreWrite>& writes, std::vector<Decision*> decisions);
 
   Clock& clock_;
   Store* store_;

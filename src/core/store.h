@@ -6,6 +6,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/decision.h"
@@ -14,10 +15,26 @@
 
 namespace aiscale {
 
+// One workload's tick for the Store: its Decision and the states to save with it.
+struct StoreWrite {
+  const Decision* decision = nullptr;
+  std::vector<std::pair<std::string, const PersistentState*>> states;  // key, state
+};
+
 class Store {
  public:
   virtual ~Store() = default;
   virtual Status Append(const Decision& d) = 0;
+  // Every write of a tick as one commit: all durable when it returns ok, none applied when it
+  // does not (a controller over thousands of workloads pays one sync per tick, not three per
+  // workload). The default applies them one by one, for stores without transactions.
+  virtual Status WriteBatch(const std::vector<StoreWrite>& writes) {
+    for (const StoreWrite& w : writes) {
+      if (w.decision) RETURN_IF_ERROR(Append(*w.decision));
+      for (const auto& [key, state] : w.states) RETURN_IF_ERROR(SaveState(key, *state));
+    }
+    return Status::Ok();
+  }
   // Newest last; at most n.
   virtual Result<std::vector<Decision>> Recent(const std::string& workload, size_t n) = 0;
   virtual Result<PersistentState> LoadState(const std::string& key) = 0;

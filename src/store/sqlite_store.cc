@@ -109,40 +109,64 @@ Status SqliteStore::Error(const std::string& what) const {
                        sqlite3_errmsg(db_));
 }
 
-Status SqliteStore::Append(const Decision& d) {
-  const std::string json = ToJson(d).dump();
-  std::lock_guard<std::mutex> lock(mu_);
+template <typename Body>
+Status SqliteStore::TransactionLocked(const std::string& what, Body body) {
   {
     Reset r(begin_);
-    if (sqlite3_step(begin_) != SQLITE_DONE) return Error("begin append of " + d.workload);
+    if (sqlite3_step(begin_) != SQLITE_DONE) return Error("begin " + what);
   }
-  auto rollback = [this](Status st) {
-    Reset r(rollback_);
-    sqlite3_step(rollback_);
-    return st;
-  };
+  Status st = body();
+  if (st.ok()) {
+    Reset r(commit_);
+    if (sqlite3_step(commit_) == SQLITE_DONE) return Status::Ok();
+    st = Error("commit " + what);
+  }
+  Reset r(rollback_);
+  sqlite3_step(rollback_);
+  return st;
+}
+
+Status SqliteStore::InsertLocked(const Decision& d) {
+  const std::string json = ToJson(d).dump();
   {
     Reset r(insert_);
     BindText(insert_, 1, d.workload);
     sqlite3_bind_int64(insert_, 2, d.at.time_since_epoch().count());
     BindText(insert_, 3, json);
-    if (sqlite3_step(insert_) != SQLITE_DONE) {
-      return rollback(Error("append decision for " + d.workload));
-    }
+    if (sqlite3_step(insert_) != SQLITE_DONE) return Error("append decision for " + d.workload);
   }
   if (options_.keep_last > 0) {
     Reset r(trim_);
     BindText(trim_, 1, d.workload);
     sqlite3_bind_int64(trim_, 2, static_cast<int64_t>(options_.keep_last));
-    if (sqlite3_step(trim_) != SQLITE_DONE) {
-      return rollback(Error("trim decisions of " + d.workload));
-    }
-  }
-  Reset r(commit_);
-  if (sqlite3_step(commit_) != SQLITE_DONE) {
-    return rollback(Error("commit decision for " + d.workload));
+    if (sqlite3_step(trim_) != SQLITE_DONE) return Error("trim decisions of " + d.workload);
   }
   return Status::Ok();
+}
+
+Status SqliteStore::SaveLocked(const std::string& key, const PersistentState& state) {
+  const std::string json = StateToJson(state).dump();
+  Reset r(save_);
+  BindText(save_, 1, key);
+  BindText(save_, 2, json);
+  if (sqlite3_step(save_) != SQLITE_DONE) return Error("save state " + key);
+  return Status::Ok();
+}
+
+Status SqliteStore::Append(const Decision& d) {
+  std::lock_guard<std::mutex> lock(mu_);
+  return TransactionLocked("append of " + d.workload, [&] { return InsertLocked(d); });
+}
+
+Status SqliteStore::WriteBatch(const std::vector<StoreWrite>& writes) {
+  std::lock_guard<std::mutex> lock(mu_);
+  return TransactionLocked("a batch of " + std::to_string(writes.size()) + " writes", [&] {
+    for (const StoreWrite& w : writes) {
+      if (w.decision) RETURN_IF_ERROR(InsertLocked(*w.decision));
+      for (const auto& [key, state] : w.states) RETURN_IF_ERROR(SaveLocked(key, *state));
+    }
+    return Status::Ok();
+  });
 }
 
 Result<std::vector<Decision>> SqliteStore::Recent(const std::string& workload, size_t n) {
@@ -194,13 +218,8 @@ Result<PersistentState> SqliteStore::LoadState(const std::string& key) {
 }
 
 Status SqliteStore::SaveState(const std::string& key, const PersistentState& state) {
-  const std::string json = StateToJson(state).dump();
   std::lock_guard<std::mutex> lock(mu_);
-  Reset r(save_);
-  BindText(save_, 1, key);
-  BindText(save_, 2, json);
-  if (sqlite3_step(save_) != SQLITE_DONE) return Error("save state " + key);
-  return Status::Ok();
+  return SaveLocked(key, state);
 }
 
 Result<std::string> SqliteStore::JournalModeForTest() {

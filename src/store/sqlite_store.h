@@ -3,9 +3,9 @@
 // Why WAL: the API server reads decisions while the controller writes them, and WAL lets
 // readers run beside one writer. The schema lives in migrations.cc and is brought up to date
 // on Open. Decisions and state are stored as the JSON of decision_codec.h, one row each.
-// Append (with its retention trim) and SaveState are each one transaction, durable when they
-// return ok (see StoreOptions::sync_every_commit). Errors read
-// "unable to open sqlite db at PATH: cause". Thread-safe: one mutex around the connection.
+// Append (with its retention trim) and SaveState are each one transaction, and WriteBatch is
+// one for a whole tick, durable when they return ok (see StoreOptions::sync_every_commit). Errors
+// read "unable to open sqlite db at PATH: cause". Thread-safe: one mutex around the connection.
 //
 //   auto store = SqliteStore::Open("/var/lib/aiscale/store.db", {});
 //   if (!store.ok()) return store.status();
@@ -35,6 +35,7 @@ class SqliteStore final : public Store {
   Result<std::vector<Decision>> Recent(const std::string& workload, size_t n) override;
   Result<PersistentState> LoadState(const std::string& key) override;
   Status SaveState(const std::string& key, const PersistentState& state) override;
+  Status WriteBatch(const std::vector<StoreWrite>& writes) override;
 
   const std::string& path() const { return path_; }
   // The journal mode the connection reports ("wal" once open).
@@ -45,6 +46,12 @@ class SqliteStore final : public Store {
       : path_(std::move(path)), options_(options), db_(db) {}
   Status Prepare();
   Status Error(const std::string& what) const;  // "unable to WHAT in sqlite db at P: errmsg"
+  // Steps of a transaction; the caller holds mu_ and has begun it.
+  Status InsertLocked(const Decision& d);
+  Status SaveLocked(const std::string& key, const PersistentState& state);
+  // BEGIN, body, COMMIT; ROLLBACK when either fails. The caller holds mu_.
+  template <typename Body>
+  Status TransactionLocked(const std::string& what, Body body);
 
   const std::string path_;
   const StoreOptions options_;

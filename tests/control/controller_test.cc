@@ -219,6 +219,53 @@ TEST(Controller, ObserveAndApplyFailuresAreRecordedAndContained) {
   }
 }
 
+// A Store whose writes fail, to see what the Controller does with that.
+class FailingStore final : public Store {
+ public:
+  Status Append(const Decision&) override { return Status::Error("disk full"); }
+  Result<std::vector<Decision>> Recent(const std::string&, size_t) override {
+    return std::vector<Decision>{};
+  }
+  Result<PersistentState> LoadState(const std::string&) override { return PersistentState{}; }
+  Status SaveState(const std::string&, const PersistentState&) override {
+    return Status::Error("disk full");
+  }
+  int batches = 0;
+  Status WriteBatch(const std::vector<StoreWrite>& writes) override {
+    ++batches;
+    last_batch = writes.size();
+    return Status::Error("disk full");
+  }
+  size_t last_batch = 0;
+};
+
+TEST(Controller, ATickIsOneStoreBatchAndAFailedOneIsRecordedInEveryDecision) {
+  sim::SimClock clock(AtSeconds(0));
+  FakeMetricSource source;
+  FakeActuator actuator;
+  FailingStore store;
+  Controller ctl(clock, &store);
+  for (const char* w : {"a", "b", "c"}) {
+    actuator.Set(std::string("ns/") + w, 2, 2);
+    ASSERT_TRUE(ctl.Add(Bind(w, Static(3), &actuator, &source, {})).ok());
+  }
+  const auto ds = ctl.Tick();
+  EXPECT_EQ(store.batches, 1);
+  EXPECT_EQ(store.last_batch, 3u);
+  for (const auto& d : ds) {
+    SCOPED_TRACE(d.workload);
+    // The scale still happened: a store failure loses the record, not the action.
+    EXPECT_EQ(d.action, Action::kScaled);
+    EXPECT_NE(d.action_detail.find("unable to persist decision: disk full"), std::string::npos)
+        << d.action_detail;
+  }
+  EXPECT_EQ(actuator.state["ns/b"].current, 3);
+  // TickOne writes its workload alone.
+  ctl.TickOne(1);
+  EXPECT_EQ(store.batches, 2);
+  EXPECT_EQ(store.last_batch, 1u);
+}
+
 TEST(Controller, StabilizerThenConstraintsInOrder) {
   struct Case {
     const char* name;

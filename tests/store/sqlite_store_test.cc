@@ -5,6 +5,8 @@
 
 #include <filesystem>
 #include <fstream>
+#include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -146,6 +148,45 @@ TEST(SqliteStore, CorruptRowIsAnErrorNotACrash) {
   auto st = (*s)->LoadState("k");
   ASSERT_FALSE(st.ok());
   EXPECT_NE(st.status().message().find("unable to load state k"), std::string::npos);
+}
+
+TEST(SqliteStore, AFailedBatchLeavesNothingBehind) {
+  // A trigger makes the third of five inserts fail: the batch reports it, names the workload,
+  // and none of its writes (decisions or states, before or after the failure) is kept.
+  const std::string path = FreshTempDir("sqlite") + "/store.db";
+  auto s = SqliteStore::Open(path);
+  ASSERT_TRUE(s.ok());
+  ASSERT_TRUE((*s)->Append(FullDecision("before", 0, 0)).ok());
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db,
+                         "CREATE TRIGGER boom BEFORE INSERT ON decisions WHEN NEW.workload = 'w2' "
+                         "BEGIN SELECT RAISE(ABORT, 'injected'); END;",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(db);
+  std::vector<Decision> ds;
+  for (int i = 0; i < 5; ++i) ds.push_back(FullDecision("w" + std::to_string(i), 1, i));
+  const PersistentState st{{{"x", {1}}}};
+  std::vector<StoreWrite> writes;
+  for (const auto& d : ds) writes.push_back({&d, {{d.workload + "/policy", &st}}});
+  const Status got = (*s)->WriteBatch(writes);
+  ASSERT_FALSE(got.ok());
+  EXPECT_NE(got.message().find("append decision for w2"), std::string::npos) << got.message();
+  for (const auto& d : ds) {
+    SCOPED_TRACE(d.workload);
+    auto r = (*s)->Recent(d.workload, 10);
+    ASSERT_TRUE(r.ok());
+    EXPECT_TRUE(r->empty());
+    auto loaded = (*s)->LoadState(d.workload + "/policy");
+    ASSERT_TRUE(loaded.ok());
+    EXPECT_TRUE(loaded->values.empty());
+  }
+  auto kept = (*s)->Recent("before", 10);
+  ASSERT_TRUE(kept.ok());
+  EXPECT_EQ(kept->size(), 1u);
+  // The connection is usable again after the rollback.
+  EXPECT_TRUE((*s)->Append(FullDecision("after", 2, 2)).ok());
 }
 
 }  // namespace

@@ -159,6 +159,41 @@ TYPED_TEST(StoreTest, StateRoundTripsAndOverwrites) {
   EXPECT_TRUE(other->values.empty());
 }
 
+TYPED_TEST(StoreTest, WriteBatchIsEveryAppendAndSaveOfATick) {
+  // A batch reads back exactly as the same writes made one by one, retention included.
+  auto batched = this->Make(StoreOptions{2, false});
+  auto single = this->Make(StoreOptions{2, false});
+  ASSERT_NE(batched, nullptr);
+  ASSERT_NE(single, nullptr);
+  for (int tick = 0; tick < 3; ++tick) {
+    std::vector<Decision> ds;
+    std::vector<PersistentState> states;
+    for (const char* w : {"a", "b", "c"}) {
+      ds.push_back(FullDecision(w, tick, tick * 10));
+      states.push_back(PersistentState{{{"tick", {static_cast<double>(tick)}}}});
+    }
+    std::vector<StoreWrite> writes;
+    for (size_t i = 0; i < ds.size(); ++i) {
+      writes.push_back({&ds[i], {{ds[i].workload + "/policy", &states[i]}}});
+      ASSERT_TRUE(single->Append(ds[i]).ok());
+      ASSERT_TRUE(single->SaveState(ds[i].workload + "/policy", states[i]).ok());
+    }
+    ASSERT_TRUE(batched->WriteBatch(writes).ok());
+  }
+  for (const char* w : {"a", "b", "c"}) {
+    SCOPED_TRACE(w);
+    auto got = batched->Recent(w, 10);
+    auto want = single->Recent(w, 10);
+    ASSERT_TRUE(got.ok() && want.ok());
+    EXPECT_EQ(got->size(), 2u);
+    ExpectSame(*got, *want);
+    auto st = batched->LoadState(std::string(w) + "/policy");
+    ASSERT_TRUE(st.ok());
+    EXPECT_TRUE(SameState(*st, PersistentState{{{"tick", {2}}}}));
+  }
+  EXPECT_TRUE(batched->WriteBatch({}).ok());
+}
+
 TYPED_TEST(StoreTest, ConcurrentAppendsAreAllKept) {
   auto s = this->Make(StoreOptions{0, false});
   ASSERT_NE(s, nullptr);
