@@ -74,6 +74,11 @@ void ReadSpec(const config::ConfigNode& root, Scenario& s) {
     const decide::ConstraintsConfig cc = decide::ConstraintsConfig::Parse(w);
     sw.initial_auto = w.Child("initial_replicas").raw().IsScalar() &&
                       w.Child("initial_replicas").raw().Scalar() == "auto";
+    if (sw.initial_auto && sw.kind != "InferenceService") {
+      w.ErrorAt("initial_replicas",
+                "auto sizes an InferenceService from its trace's first interval; a " + sw.kind +
+                    " needs a number");
+    }
     sw.initial_replicas = sw.initial_auto ? std::max(cc.min_replicas, 1)
                                           : w.Int("initial_replicas", std::max(cc.min_replicas, 1),
                                                   config::AtLeast(0));

@@ -53,6 +53,21 @@ TEST(Runner, StaticGpuHoursAreNodesTimesGpusTimesHours) {
   }
 }
 
+TEST(Runner, AutoInitialReplicasIsForInferenceServicesOnly) {
+  // A training job has no "first interval" to size a warm start from: the file is refused
+  // at the field, so `validate` says so before any run.
+  std::string text = StaticNoFailure(2);
+  const std::string from = "initial_replicas: 2";
+  text.replace(text.find(from), from.size(), "initial_replicas: auto");
+  auto s = ParseScenario(text, "auto.yaml");
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.status().message().find("spec.workloads[0].initial_replicas: auto sizes an "
+                                      "InferenceService"),
+            std::string::npos)
+      << s.status().message();
+  EXPECT_EQ(s.status().message().rfind("auto.yaml:13:25:", 0), 0u) << s.status().message();
+}
+
 TEST(Runner, SameSeedSameReportDifferentSeedDifferentReadings) {
   Scenario s = Load("sim-small-training.yaml");
   RunOptions opt;
