@@ -201,7 +201,11 @@ int RunSimulation(const SimFlags& f) {
     // On a terminal one line per run, rewritten in place; in a log, one line per update
     // (a carriage return there would run the updates together).
     const bool terminal = isatty(fileno(stderr)) != 0;
-    opt.on_progress = [terminal](const sim::RunProgress& p) {
+    // In a log, a line per quarter of the run is enough; the lambda keeps its own count.
+    opt.on_progress = [terminal, last_quarter = -1](const sim::RunProgress& p) mutable {
+      const int quarter = static_cast<int>(4 * std::min(1.0, std::max(0.0, p.fraction)));
+      if (!terminal && !p.finished && quarter == last_quarter) return;
+      last_quarter = p.finished ? -1 : quarter;
       if (p.finished) {
         std::fprintf(stderr, "%s  %-12s simulated %7.2f h  done\n", terminal ? "\r" : "",
                      p.policy.c_str(), p.sim_s / 3600);
