@@ -203,7 +203,7 @@ std::string InferenceLegend(const Runs& runs) {
 
 // Draws one series per run into `c`: `key` of each run's timeline, in the run's colour, and
 // the SLO bound when there is one.
-std::string OverlayChart(SvgChart c, const Runs& runs, const char* chart, const char* title,
+std::string OverlayChart(SvgChart c, const Runs& runs, const char* chart, const std::string& title,
                          const char* key, bool zero_is_gap, double slo = kNaN) {
   for (size_t i = 0; i < runs.size(); ++i) {
     c.AddSeries({Points(*runs[i], key, zero_is_gap), Colour(i), false, false,
@@ -213,7 +213,7 @@ std::string OverlayChart(SvgChart c, const Runs& runs, const char* chart, const 
     c.AddHLine(slo, kRed, "SLO " + Short(slo) + " s",
                Attr("data-chart", chart) + " data-ref=\"slo\"");
   }
-  return "<h3>" + std::string(title) + "</h3>" + c.Svg();
+  return "<h3>" + title + "</h3>" + c.Svg();
 }
 
 // A log axis for a latency chart: from the smallest positive value (or the SLO) to the largest.
@@ -269,13 +269,22 @@ std::string InferenceSection(const Runs& runs) {
   const json slo = first.contains("slo") && first["slo"].is_object() ? first["slo"] : json();
   const double slo_lat = slo.is_object() ? Num(slo, "latency_s") : kNaN;
   const double slo_ttft = slo.is_object() ? Num(slo, "ttft_s") : kNaN;
-  h += OverlayChart(LatencyAxis(runs, "latency_p99_s", t_max, slo_lat), runs, "latency",
-                    "p99 end-to-end latency (s, log scale) of the requests completed in the "
-                    "metrics window before each report point; gaps: none completed",
-                    "latency_p99_s", true, slo_lat);
-  h += OverlayChart(LatencyAxis(runs, "ttft_p99_s", t_max, slo_ttft), runs, "ttft",
-                    "p99 time to first token (s, log scale), same windows", "ttft_p99_s", true,
-                    slo_ttft);
+  // Timelines that carry per-interval p99s (every completion in exactly one point) are drawn
+  // from those; older ones from the signals' window before each point.
+  const json& tl = first.contains("timeline") ? first["timeline"] : json();
+  const bool per_interval =
+      tl.is_array() && !tl.empty() && tl.back().contains("interval_latency_p99_s");
+  const char* lat_key = per_interval ? "interval_latency_p99_s" : "latency_p99_s";
+  const char* ttft_key = per_interval ? "interval_ttft_p99_s" : "ttft_p99_s";
+  const std::string span = per_interval
+                               ? "completed since the previous report point"
+                               : "completed in the metrics window before each report point";
+  h += OverlayChart(
+      LatencyAxis(runs, lat_key, t_max, slo_lat), runs, "latency",
+      "p99 end-to-end latency (s, log scale) of the requests " + span + "; gaps: none completed",
+      lat_key, true, slo_lat);
+  h += OverlayChart(LatencyAxis(runs, ttft_key, t_max, slo_ttft), runs, "ttft",
+                    "p99 time to first token (s, log scale), same spans", ttft_key, true, slo_ttft);
   return h + "</section>";
 }
 

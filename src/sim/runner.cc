@@ -68,9 +68,13 @@ Result<RunResult> RunPolicy(const Scenario& s, const PolicyRun& run, const RunOp
   for (const auto& w : s.workloads) {
     const WorkloadKind* kind = FindWorkloadKind(w.kind);
     if (!kind) return Status::Error("unable to run " + w.name + ": unknown kind " + w.kind);
-    WorkloadEnv env{
-        w.name,  w.initial_replicas, SplitMix64(s.seed ^ HashName(w.name)), s.scrape_interval_s,
-        s.noise, sim.cluster.get()};
+    WorkloadEnv env{w.name,
+                    w.initial_replicas,
+                    SplitMix64(s.seed ^ HashName(w.name)),
+                    s.scrape_interval_s,
+                    s.noise,
+                    sim.cluster.get(),
+                    s.report_interval_s};
     auto built = kind->build(w.node, env);
     if (!built) return s.errors->ToStatus().Wrap("unable to build workload " + w.name);
     // Offline baselines sized from the workload's own data (static-peak): the workload says

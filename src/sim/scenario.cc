@@ -158,7 +158,8 @@ void CheckBuilds(const Scenario& s, const config::ConfigNode& root) {
   for (const auto& w : s.workloads) {
     const WorkloadKind* kind = FindWorkloadKind(w.kind);
     if (!kind) continue;
-    WorkloadEnv env{w.name, w.initial_replicas, s.seed, s.scrape_interval_s, s.noise, &cluster};
+    WorkloadEnv env{w.name,   w.initial_replicas, s.seed, s.scrape_interval_s, s.noise,
+                    &cluster, s.report_interval_s};
     built.push_back(kind->build(w.node, env));
   }
   if (!root.errors()->empty()) return;

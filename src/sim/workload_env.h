@@ -18,6 +18,7 @@ struct WorkloadEnv {
   double scrape_interval_s = 15;  // how often the exporters measure
   double noise = 0.02;            // relative standard deviation of emitted readings
   Cluster* cluster = nullptr;
+  double report_interval_s = 60;  // how often the report's timeline samples the workload
 };
 
 }  // namespace aiscale::sim

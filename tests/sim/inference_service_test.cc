@@ -10,6 +10,7 @@
 
 #include "sim/event_queue.h"
 #include "sim/inference/inference_service.h"
+#include "sim/inference/request_stats.h"
 #include "sim/inference/serving_engine.h"
 #include "sim/traces/trace_request.h"
 
@@ -338,6 +339,32 @@ TEST(InferenceService, WarmStartIsWhatTheFirstIntervalNeeds) {
   EXPECT_LE(*warm, 10);
   EXPECT_GE(*peak, 20);
   EXPECT_FALSE(svc.BaselineReplicas("something-else"));
+}
+
+TEST(RequestStats, QuantilesOverASpanCoverEveryCompletionOnce) {
+  // Completions at 1..60 s with latency = their second; a 15 s window, kept for 30 s.
+  RequestStats st(Slo{}, 15'000'000'000);
+  st.SetRetention(30'000'000'000);
+  for (int i = 1; i <= 60; ++i) {
+    st.OnComplete(static_cast<int64_t>(i) * 1'000'000'000, static_cast<int64_t>(i) * 1'000'000'000,
+                  0);
+  }
+  struct Case {
+    double from_s, to_s, q, want;
+  };
+  const std::vector<Case> cases = {
+      {30, 60, 0.99, 60},                     // (30, 60]: the whole retention
+      {30, 60, 0.5, 45},                      // nearest rank of 30 values
+      {45, 60, 0.99, 60},                     // = WindowQuantile at 60
+      {59, 60, 0.5, 60},  {10, 20, 0.99, 0},  // older than the retention: gone
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(std::to_string(c.from_s) + ".." + std::to_string(c.to_s));
+    EXPECT_DOUBLE_EQ(st.QuantileBetween(static_cast<int64_t>(c.from_s * 1e9),
+                                        static_cast<int64_t>(c.to_s * 1e9), c.q, false),
+                     c.want);
+  }
+  EXPECT_DOUBLE_EQ(st.WindowQuantile(60'000'000'000, 0.99, false), 60);
 }
 
 }  // namespace

@@ -233,6 +233,23 @@ TEST(ReportHtml, TheOraclesPlanIsDrawnOnceWhenTheRunsCarryIt) {
   }
 }
 
+TEST(ReportHtml, LatencyChartsUsePerIntervalP99sWhenTheTimelineHasThem) {
+  for (const bool per_interval : {true, false}) {
+    SCOPED_TRACE(per_interval);
+    json a = InferenceRun("predictive", 1);
+    if (per_interval) {
+      for (auto& p : a["timeline"]) {
+        p["interval_latency_p99_s"] = 7.0;
+        p["interval_ttft_p99_s"] = 0.7;
+      }
+    }
+    const std::string html = ReportHtml(Report("inf", {a}));
+    EXPECT_EQ(html.find("completed since the previous report point") != std::string::npos,
+              per_interval);
+    EXPECT_EQ(html.find("completed in the metrics window") != std::string::npos, !per_interval);
+  }
+}
+
 TEST(ReportHtml, IsSelfContained) {
   struct Case {
     const char* name;

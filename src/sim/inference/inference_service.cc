@@ -18,7 +18,9 @@ InferenceService::InferenceService(std::shared_ptr<const InferenceSpec> spec, Wo
     : spec_(std::move(spec)), env_(std::move(env)) {
   ref_.kind = "InferenceService";
   ref_.name = env_.name;
-  engine_ = std::make_unique<ServingEngine>(spec_->engine);
+  EngineOptions o = spec_->engine;
+  o.stats_retention_s = env_.report_interval_s;  // for the timeline's per-interval p99
+  engine_ = std::make_unique<ServingEngine>(o);
   replay_ = std::make_unique<Replay>();
 }
 
@@ -227,7 +229,15 @@ nlohmann::json InferenceService::TimelinePoint(TimePoint now) const {
   SyncTo(now);
   const int64_t t = ToEngine(now);
   const RequestStats& st = engine_->stats();
+  // Since the previous point (or one report interval, for the first): every completion is in
+  // exactly one point's p99, unlike the signals' 15 s window.
+  const int64_t from =
+      last_point_ns_ >= 0 ? last_point_ns_ : t - static_cast<int64_t>(env_.report_interval_s * 1e9);
+  last_point_ns_ = t;
   return {{"t_s", SinceEpochSeconds(now)},
+          {"arrived", static_cast<double>(st.arrived())},
+          {"interval_latency_p99_s", st.QuantileBetween(from, t, 0.99, false)},
+          {"interval_ttft_p99_s", st.QuantileBetween(from, t, 0.99, true)},
           {"desired", static_cast<int>(active_.size())},
           {"ready", engine_->CountState(ReplicaState::kReady)},
           {"draining", engine_->CountState(ReplicaState::kDraining)},

@@ -36,7 +36,8 @@ void RequestStats::OnComplete(int64_t t_ns, int64_t latency_ns, int64_t ttft_ns)
   ttft_.Add(ttft_ns);
   recent_.push_back(
       Done{t_ns, static_cast<float>(latency_ns / 1e9), static_cast<float>(ttft_ns / 1e9)});
-  while (!recent_.empty() && recent_.front().t_ns <= t_ns - window_ns_) recent_.pop_front();
+  const int64_t keep = std::max(window_ns_, retention_ns_);
+  while (!recent_.empty() && recent_.front().t_ns <= t_ns - keep) recent_.pop_front();
 }
 
 double RequestStats::Attainment() const {
@@ -60,9 +61,13 @@ double RequestStats::ArrivalRate(int64_t now_ns) const { return WindowSum(now_ns
 double RequestStats::TokenRate(int64_t now_ns) const { return WindowSum(now_ns, true); }
 
 double RequestStats::WindowQuantile(int64_t now_ns, double q, bool ttft) const {
+  return QuantileBetween(now_ns - window_ns_, now_ns, q, ttft);
+}
+
+double RequestStats::QuantileBetween(int64_t from_ns, int64_t to_ns, double q, bool ttft) const {
   scratch_.clear();
-  for (auto it = recent_.rbegin(); it != recent_.rend() && it->t_ns > now_ns - window_ns_; ++it) {
-    if (it->t_ns <= now_ns) scratch_.push_back(ttft ? it->ttft_s : it->latency_s);
+  for (auto it = recent_.rbegin(); it != recent_.rend() && it->t_ns > from_ns; ++it) {
+    if (it->t_ns <= to_ns) scratch_.push_back(ttft ? it->ttft_s : it->latency_s);
   }
   if (scratch_.empty()) return 0;
   const size_t rank = static_cast<size_t>(std::ceil(q * static_cast<double>(scratch_.size())));

@@ -8,6 +8,7 @@
 // <= slo.latency_s; dropped and timed-out requests never are. Not thread-safe.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <deque>
 #include <vector>
@@ -47,6 +48,11 @@ class RequestStats {
   double TokenRate(int64_t now_ns) const;
   // p-quantile (nearest rank) of requests completed in (now - window, now]; 0 when none.
   double WindowQuantile(int64_t now_ns, double q, bool ttft) const;
+  // The same over (from, to]; exact for spans up to the retention (>= the window).
+  double QuantileBetween(int64_t from_ns, int64_t to_ns, double q, bool ttft) const;
+  // Completions are kept for max(window, retention): long enough for QuantileBetween over
+  // the report's sampling interval.
+  void SetRetention(int64_t ns) { retention_ns_ = std::max(ns, window_ns_); }
 
  private:
   struct Bucket {
@@ -65,6 +71,7 @@ class RequestStats {
   Slo slo_;
   int64_t slo_ttft_ns_, slo_latency_ns_;
   int64_t window_ns_;
+  int64_t retention_ns_ = 0;  // 0: the window
   std::vector<Bucket> ring_;
   std::deque<Done> recent_;
   uint64_t arrived_ = 0, completed_ = 0, within_slo_ = 0, timed_out_ = 0, dropped_ = 0;

@@ -21,7 +21,9 @@ ServingEngine::ServingEngine(EngineOptions o)
       stats_(o_.slo, static_cast<int64_t>(o_.window_s * 1e9)),
       timeout_ns_(static_cast<int64_t>(o_.queue_timeout_s * 1e9)),
       heads_(static_cast<size_t>(o_.model.Slots()) + 1, -1),
-      min_level_(static_cast<int>(heads_.size())) {}
+      min_level_(static_cast<int>(heads_.size())) {
+  stats_.SetRetention(static_cast<int64_t>(o_.stats_retention_s * 1e9));
+}
 
 void ServingEngine::Link(Replica& r) {
   r.level = r.in_flight;

@@ -30,10 +30,11 @@ namespace aiscale::sim::inference {
 struct EngineOptions {
   ReplicaModel model;
   Slo slo;
-  double queue_timeout_s = 60;  // > 0
-  int max_queue = 0;            // 0 = unbounded
-  double window_s = 15;         // windowed signals (request_rate, p99s)
-  uint64_t seed = 1;            // plain-server service times
+  double queue_timeout_s = 60;   // > 0
+  int max_queue = 0;             // 0 = unbounded
+  double window_s = 15;          // windowed signals (request_rate, p99s)
+  double stats_retention_s = 0;  // completions kept for quantiles over longer spans (>= window)
+  uint64_t seed = 1;             // plain-server service times
 };
 
 enum class ReplicaState { kStarting, kReady, kDraining, kRetired };
