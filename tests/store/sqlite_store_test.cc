@@ -130,18 +130,23 @@ TEST(SqliteStore, WalModeIsOn) {
   sqlite3_close(db);
 }
 
+// Runs `sql` on the file through a second connection, as another process would.
+bool ExecBehindTheStore(const std::string& path, const char* sql) {
+  sqlite3* db = nullptr;
+  const bool ok = sqlite3_open(path.c_str(), &db) == SQLITE_OK &&
+                  sqlite3_exec(db, sql, nullptr, nullptr, nullptr) == SQLITE_OK;
+  sqlite3_close(db);
+  return ok;
+}
+
 TEST(SqliteStore, CorruptRowIsAnErrorNotACrash) {
   const std::string path = FreshTempDir("sqlite") + "/store.db";
   auto s = SqliteStore::Open(path);
   ASSERT_TRUE(s.ok());
-  sqlite3* db = nullptr;
-  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(db,
-                         "INSERT INTO decisions (workload, t, json) VALUES ('w', 1, '{not json');"
-                         "INSERT INTO state (key, json) VALUES ('k', '[1]');",
-                         nullptr, nullptr, nullptr),
-            SQLITE_OK);
-  sqlite3_close(db);
+  ASSERT_TRUE(ExecBehindTheStore(path,
+                                 "INSERT INTO decisions (workload, t, json) VALUES ('w', 1, "
+                                 "'{not json');"
+                                 "INSERT INTO state (key, json) VALUES ('k', '[1]');"));
   auto got = (*s)->Recent("w", 10);
   ASSERT_FALSE(got.ok());
   EXPECT_NE(got.status().message().find("not valid JSON"), std::string::npos);
@@ -157,14 +162,10 @@ TEST(SqliteStore, AFailedBatchLeavesNothingBehind) {
   auto s = SqliteStore::Open(path);
   ASSERT_TRUE(s.ok());
   ASSERT_TRUE((*s)->Append(FullDecision("before", 0, 0)).ok());
-  sqlite3* db = nullptr;
-  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(db,
-                         "CREATE TRIGGER boom BEFORE INSERT ON decisions WHEN NEW.workload = 'w2' "
-                         "BEGIN SELECT RAISE(ABORT, 'injected'); END;",
-                         nullptr, nullptr, nullptr),
-            SQLITE_OK);
-  sqlite3_close(db);
+  ASSERT_TRUE(
+      ExecBehindTheStore(path,
+                         "CREATE TRIGGER boom BEFORE INSERT ON decisions WHEN "
+                         "NEW.workload = 'w2' BEGIN SELECT RAISE(ABORT, 'injected'); END;"));
   std::vector<Decision> ds;
   for (int i = 0; i < 5; ++i) ds.push_back(FullDecision("w" + std::to_string(i), 1, i));
   const PersistentState st{{{"x", {1}}}};
