@@ -77,31 +77,29 @@ Result<RunResult> RunPolicy(const Scenario& s, const PolicyRun& run, const RunOp
                     s.report_interval_s};
     auto built = kind->build(w.node, env);
     if (!built) return s.errors->ToStatus().Wrap("unable to build workload " + w.name);
-    // Offline baselines sized from the workload's own data (static-peak): the workload says
-    // the size, starts warm at it, and the policy holds it.
+    // Sizes from the workload's own data: static-peak (the run starts warm at it and the
+    // policy holds it) and `initial_replicas: auto` (the first interval's need, within
+    // min/max). The built workload is resized in place, so its trace is read and its oracle
+    // computed once.
     const size_t wi = sim.workloads.size();
     const std::string pname = run.policy_nodes[wi].String("name", "");
-    if (w.initial_auto && pname != "static-peak") {
-      const std::optional<int> n = built->BaselineReplicas("warm-start");
+    const bool peak = pname == "static-peak";
+    if (peak || w.initial_auto) {
+      const char* baseline = peak ? "static-peak" : "warm-start";
+      std::optional<int> n = built->BaselineReplicas(baseline);
       if (!n) {
-        return Status::Error("unable to run " + w.name +
-                             ": initial_replicas: auto needs a workload that can size its first "
-                             "interval (InferenceService)");
+        return Status::Error("unable to run " + run.label + ": " + w.name + " has no " + baseline +
+                             " size (only an InferenceService sizes one)");
       }
-      const decide::ConstraintsConfig cc = decide::ConstraintsConfig::Parse(w.node);
-      env.initial_replicas = std::clamp(*n, std::max(cc.min_replicas, 1), cc.max_replicas);
-      built = kind->build(w.node, env);
-      if (!built) return s.errors->ToStatus().Wrap("unable to build workload " + w.name);
-    }
-    if (pname == "static-peak") {
-      const std::optional<int> n = built->BaselineReplicas(pname);
-      if (!n) return Status::Error("unable to run static-peak: " + w.name + " has no peak size");
-      env.initial_replicas = *n;
-      built = kind->build(w.node, env);
-      if (!built) return s.errors->ToStatus().Wrap("unable to build workload " + w.name);
-      baseline_nodes.emplace(
-          wi, config::ParseConfig("{name: static-peak, replicas: " + std::to_string(*n) + "}",
-                                  "static-peak", baseline_errors));
+      if (!peak) {
+        const decide::ConstraintsConfig cc = decide::ConstraintsConfig::Parse(w.node);
+        n = std::clamp(*n, std::max(cc.min_replicas, 1), cc.max_replicas);
+      } else {
+        baseline_nodes.emplace(
+            wi, config::ParseConfig("{name: static-peak, replicas: " + std::to_string(*n) + "}",
+                                    "static-peak", baseline_errors));
+      }
+      built->SetInitialReplicas(*n);
     }
     RETURN_IF_ERROR(sim.dir.Add(built.get()));
     sim.workloads.push_back(std::move(built));

@@ -26,6 +26,9 @@ class SimWorkload {
   virtual const WorkloadRef& ref() const = 0;
   // Schedules the workload's own events (arrivals, phase changes) on q.
   virtual void Start(EventQueue& q) = 0;
+  // Before Start: the size the run begins at, in place of WorkloadEnv::initial_replicas (an
+  // offline baseline's size, known only once the workload has read its own data).
+  virtual void SetInitialReplicas(int n) = 0;
   // True when there is nothing left to simulate (job finished, trace replayed and drained).
   virtual bool Done() const = 0;
 

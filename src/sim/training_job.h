@@ -33,6 +33,7 @@ class TrainingJob final : public SimWorkload, public NodeOwner {
 
   const WorkloadRef& ref() const override { return ref_; }
   void Start(EventQueue& q) override;
+  void SetInitialReplicas(int n) override { env_.initial_replicas = n; }
   bool Done() const override { return done_; }
   Result<ScaleState> Observe() override;
   Status Apply(int desired) override;

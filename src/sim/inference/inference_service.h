@@ -32,6 +32,7 @@ class InferenceService final : public SimWorkload {
 
   const WorkloadRef& ref() const override { return ref_; }
   void Start(EventQueue& q) override;
+  void SetInitialReplicas(int n) override { env_.initial_replicas = n; }
   bool Done() const override;
   Result<ScaleState> Observe() override;
   Status Apply(int desired) override;
