@@ -3,13 +3,12 @@
 #include <cstdio>
 #include <string>
 
+#include "sim/json_fields.h"
+
 namespace aiscale::sim {
 namespace {
 
-double Num(const nlohmann::json& j, const char* k) {
-  const auto it = j.find(k);
-  return it != j.end() && it->is_number() ? it->get<double>() : 0.0;
-}
+double Num(const nlohmann::json& j, const char* k) { return NumberOr(j, k, 0.0); }
 
 std::string Fmt(const char* f, double v) {
   char buf[64];

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "sim/inference_verdict.h"
+#include "sim/json_fields.h"
 #include "sim/report_html.h"
 
 namespace aiscale::sim {
@@ -17,10 +18,7 @@ namespace {
 // How many scaling decisions (action != none) a run entry lists in full.
 constexpr size_t kDecisionChangesKept = 500;
 
-double Num(const nlohmann::json& j, const char* key) {
-  auto it = j.find(key);
-  return it != j.end() && it->is_number() ? it->get<double>() : 0.0;
-}
+double Num(const nlohmann::json& j, const char* key) { return NumberOr(j, key, 0.0); }
 
 nlohmann::json DecisionSummary(const RunResult& r) {
   std::map<std::string, int> by_rule, by_action;

@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include "sim/json_fields.h"
 #include "sim/svg_chart.h"
 
 namespace aiscale::sim {
@@ -22,10 +23,7 @@ constexpr const char* kRed = "#d62728";
 
 const char* Colour(size_t i) { return kPalette[i % std::size(kPalette)]; }
 
-double Num(const json& j, const char* key) {
-  const auto it = j.find(key);
-  return it != j.end() && it->is_number() ? it->get<double>() : kNaN;
-}
+double Num(const json& j, const char* key) { return NumberOr(j, key, kNaN); }
 
 // A table cell: the figure with `decimals`, "-" when the run lacks it.
 std::string Cell(double v, int decimals, std::string_view cls = "") {
