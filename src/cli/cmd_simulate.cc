@@ -1,5 +1,6 @@
 // `aiscale simulate FILE [--policy P]... [--out DIR] [--json]` and `aiscale demo [--out DIR]`:
 // run a scenario with policies side by side, print the comparison table, write the reports.
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -198,21 +199,21 @@ int RunSimulation(const SimFlags& f) {
   opt.progress_every_sim_s = 1800;
   const bool tty_progress = !f.quiet;
   if (tty_progress) {
-    // On a terminal one line per run, rewritten in place; in a log, one line per update
-    // (a carriage return there would run the updates together).
+    // On a terminal one line per run, rewritten in place; in a log, a line per quarter of
+    // each run (carriage returns there would run the updates together).
     const bool terminal = isatty(fileno(stderr)) != 0;
-    // In a log, a line per quarter of the run is enough; the lambda keeps its own count.
     opt.on_progress = [terminal, last_quarter = -1](const sim::RunProgress& p) mutable {
-      const int quarter = static_cast<int>(4 * std::min(1.0, std::max(0.0, p.fraction)));
+      const double fraction = std::clamp(p.fraction, 0.0, 1.0);
+      const int quarter = static_cast<int>(4 * fraction);
       if (!terminal && !p.finished && quarter == last_quarter) return;
       last_quarter = p.finished ? -1 : quarter;
+      const char* start = terminal ? "\r" : "";
       if (p.finished) {
-        std::fprintf(stderr, "%s  %-12s simulated %7.2f h  done\n", terminal ? "\r" : "",
-                     p.policy.c_str(), p.sim_s / 3600);
+        std::fprintf(stderr, "%s  %-12s simulated %7.2f h  done\n", start, p.policy.c_str(),
+                     p.sim_s / 3600);
       } else {
-        std::fprintf(stderr, "%s  %-12s simulated %7.2f h  %5.1f%%%s", terminal ? "\r" : "",
-                     p.policy.c_str(), p.sim_s / 3600,
-                     100 * std::min(1.0, std::max(0.0, p.fraction)), terminal ? "" : "\n");
+        std::fprintf(stderr, "%s  %-12s simulated %7.2f h  %5.1f%%%s", start, p.policy.c_str(),
+                     p.sim_s / 3600, 100 * fraction, terminal ? "" : "\n");
       }
       std::fflush(stderr);
     };
