@@ -36,10 +36,6 @@ Range ValidRange(std::string_view signal) {
   return {-kInf, kInf};
 }
 
-bool IsValidValue(std::string_view signal, double v) {
-  if (!std::isfinite(v)) return false;
-  const Range r = ValidRange(signal);
-  return v >= r.min && v <= r.max;
-}
+bool IsValidValue(std::string_view signal, double v) { return ValidRange(signal).Contains(v); }
 
 }  // namespace aiscale::signals

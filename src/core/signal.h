@@ -5,6 +5,8 @@
 // they are only checked for being finite.
 #pragma once
 
+#include <cmath>
+
 #include <string_view>
 
 namespace aiscale::signals {
@@ -44,6 +46,8 @@ std::string_view PhaseName(Phase p);
 struct Range {
   double min;
   double max;
+  // True when `v` is finite and inside [min, max].
+  bool Contains(double v) const { return std::isfinite(v) && v >= min && v <= max; }
 };
 // The valid range of a signal; custom signals get (-inf, inf). NaN/inf are never valid.
 Range ValidRange(std::string_view signal);

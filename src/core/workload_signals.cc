@@ -46,11 +46,11 @@ void WorkloadSignals::Ingest(std::string_view signal, const std::vector<Observat
   snap.sum = 0;
   snap.mean = 0;
   snap.at = TimePoint{};
-  // The range is looked up once per ingest, not per value; the test is IsValidValue's.
+  // The range is looked up once per ingest, not per value.
   const signals::Range range = signals::ValidRange(signal);
   int stale = 0, invalid = 0;
   for (const Observation& o : obs) {
-    if (!std::isfinite(o.value) || o.value < range.min || o.value > range.max) {
+    if (!range.Contains(o.value)) {
       ++invalid;
       continue;
     }
