@@ -7,7 +7,9 @@
 // leaves the engine as it was, as far as the actuator can tell. Thread-safe.
 #pragma once
 
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/result.h"
 #include "core/scale.h"
@@ -20,6 +22,15 @@ class Actuator {
   virtual std::string_view Name() const = 0;
   virtual Result<ScaleState> Observe(const WorkloadRef& ref) = 0;
   virtual Status Apply(const WorkloadRef& ref, int desired) = 0;
+  // Where the workload's replicas can be reached, for sources that read them directly.
+  // Engines that do not know (or do not say) return kNotFound.
+  virtual Result<std::vector<ReplicaEndpoint>> Endpoints(const WorkloadRef& ref) {
+    return Status::NotFound("actuator " + std::string(Name()) + " does not report endpoints for " +
+                            ref.Key());
+  }
+  // Stops whatever the actuator started itself (local processes) when the daemon exits;
+  // engines that own their replicas (Kubernetes, Slurm) leave them running. Idempotent.
+  virtual void Shutdown() {}
 };
 
 }  // namespace aiscale

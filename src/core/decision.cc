@@ -49,23 +49,28 @@ nlohmann::json ToJson(const Decision& d) {
   }
   nlohmann::json facts = nlohmann::json::object();
   for (const auto& [k, v] : d.recommendation.facts) facts[k] = v;
-  return {{"workload", d.workload},
-          {"policy", d.policy},
-          {"t_s", SinceEpochSeconds(d.at)},
-          {"current", d.current},
-          {"ready", d.ready},
-          {"inputs", inputs},
-          {"recommended", d.recommendation.desired},
-          {"valid", d.recommendation.valid},
-          {"rule", d.recommendation.rule},
-          {"reason", d.recommendation.reason},
-          {"facts", facts},
-          {"stabilized", d.stabilized},
-          {"stabilize_reason", d.stabilize_reason},
-          {"constrained", d.constrained},
-          {"constrain_reason", d.constrain_reason},
-          {"action", ActionName(d.action)},
-          {"action_detail", d.action_detail}};
+  nlohmann::json j = {{"workload", d.workload},
+                      {"policy", d.policy},
+                      {"t_s", SinceEpochSeconds(d.at)},
+                      {"current", d.current},
+                      {"ready", d.ready},
+                      {"inputs", inputs},
+                      {"recommended", d.recommendation.desired},
+                      {"valid", d.recommendation.valid},
+                      {"rule", d.recommendation.rule},
+                      {"reason", d.recommendation.reason},
+                      {"facts", facts},
+                      {"stabilized", d.stabilized},
+                      {"stabilize_reason", d.stabilize_reason},
+                      {"constrained", d.constrained},
+                      {"constrain_reason", d.constrain_reason},
+                      {"action", ActionName(d.action)},
+                      {"action_detail", d.action_detail}};
+  // Only the daemon stamps wall time; simulator logs stay free of it (and byte-identical).
+  if (d.wall.time_since_epoch().count() != 0) {
+    j["wall_s"] = ToSeconds(d.wall.time_since_epoch());
+  }
+  return j;
 }
 
 }  // namespace aiscale

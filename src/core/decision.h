@@ -28,7 +28,8 @@ std::string_view ActionName(Action a);
 struct Decision {
   std::string workload;
   std::string policy;
-  TimePoint at{};
+  TimePoint at{};   // the clock's monotonic time (wall-anchored in the daemon: see time.h)
+  WallTime wall{};  // wall time of the tick; the epoch (unset) in the simulator
   int current = 0;
   int ready = 0;
   std::vector<SignalInput> inputs;

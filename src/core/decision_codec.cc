@@ -37,6 +37,9 @@ Result<Decision> DecisionFromJson(const nlohmann::json& j) {
     d.workload = j.at("workload").get<std::string>();
     d.policy = j.at("policy").get<std::string>();
     d.at = TimePoint(Duration(std::llround(j.at("t_s").get<double>() * 1e9)));
+    if (j.contains("wall_s")) {
+      d.wall = WallTime(Duration(std::llround(j.at("wall_s").get<double>() * 1e9)));
+    }
     d.current = j.at("current").get<int>();
     d.ready = j.at("ready").get<int>();
     for (const auto& in : j.at("inputs")) {

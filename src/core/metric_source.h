@@ -1,9 +1,10 @@
 // MetricSource: where observations come from (Prometheus, an exposition endpoint, the sim).
 //
 // Contract: Fetch returns raw observations with their measurement timestamps, or an error
-// Status saying why it could not ("unable to query prometheus for gpu_util: timeout").
-// An error is missing data for the Controller, never a reason to scale down. Implementations
-// must be safe to call from several threads at once.
+// Status saying why it could not ("unable to query prometheus for gpu_util: timeout"), with a
+// code (kUnavailable, kDeadlineExceeded, kInvalid for a malformed answer...). An error is
+// missing data for the Controller, never a reason to scale down. A source gives up by the
+// query's timeout. Implementations must be safe to call from several threads at once.
 #pragma once
 
 #include <string>
@@ -20,13 +21,25 @@ struct MetricQuery {
   WorkloadRef workload;
   std::string signal;      // canonical name the result is reported as
   std::string expression;  // source-specific (PromQL, exposition metric name); may be empty
+  Duration timeout = Seconds(5);
 };
+
+using FetchResult = Result<std::vector<Observation>>;
 
 class MetricSource {
  public:
   virtual ~MetricSource() = default;
   virtual std::string_view Name() const = 0;
-  virtual Result<std::vector<Observation>> Fetch(const MetricQuery& q, TimePoint now) = 0;
+  virtual FetchResult Fetch(const MetricQuery& q, TimePoint now) = 0;
+  // Answers several queries, one result per query in the same order. Sources that can serve
+  // many queries with one request (a Prometheus query template shared by many workloads)
+  // override this; the default asks one by one.
+  virtual std::vector<FetchResult> FetchBatch(const std::vector<MetricQuery>& qs, TimePoint now) {
+    std::vector<FetchResult> out;
+    out.reserve(qs.size());
+    for (const MetricQuery& q : qs) out.push_back(Fetch(q, now));
+    return out;
+  }
 };
 
 }  // namespace aiscale

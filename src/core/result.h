@@ -1,6 +1,7 @@
 // Status and Result<T>: errors as values across module seams.
 //
-// A Status is ok or carries a message that reads "unable to X for Y: cause". Result<T> holds
+// A Status is ok or carries a code and a message that reads "unable to X for Y: cause"
+// (leveldb-style constructors and predicates). Result<T> holds
 // either a T or a non-ok Status. Neither throws; ValueOrDie-style access on an error aborts,
 // because that is a programming error, not an environmental one.
 #pragma once
@@ -9,31 +10,104 @@
 #include <iostream>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <variant>
 
 namespace aiscale {
 
+// What kind of error a Status is, so a caller can choose: retry with backoff (kConflict after
+// a re-read, kUnavailable, kDeadlineExceeded), unbind and report (kNotFound,
+// kPermissionDenied), or record (kInvalid, kInternal).
+enum class StatusCode {
+  kOk,
+  kNotFound,
+  kConflict,
+  kUnavailable,
+  kDeadlineExceeded,
+  kInvalid,
+  kPermissionDenied,
+  kInternal,
+};
+std::string_view StatusCodeName(StatusCode c);
+
 class Status {
  public:
   Status() = default;  // ok
   static Status Ok() { return Status(); }
-  static Status Error(std::string message) { return Status(std::move(message)); }
+  // An error of no particular kind (kInternal).
+  static Status Error(std::string message) {
+    return Status(StatusCode::kInternal, std::move(message));
+  }
+  static Status NotFound(std::string m) { return Status(StatusCode::kNotFound, std::move(m)); }
+  static Status Conflict(std::string m) { return Status(StatusCode::kConflict, std::move(m)); }
+  static Status Unavailable(std::string m) {
+    return Status(StatusCode::kUnavailable, std::move(m));
+  }
+  static Status DeadlineExceeded(std::string m) {
+    return Status(StatusCode::kDeadlineExceeded, std::move(m));
+  }
+  static Status Invalid(std::string m) { return Status(StatusCode::kInvalid, std::move(m)); }
+  static Status PermissionDenied(std::string m) {
+    return Status(StatusCode::kPermissionDenied, std::move(m));
+  }
+  static Status Internal(std::string m) { return Status(StatusCode::kInternal, std::move(m)); }
+  // An error of kind `code`; kOk is a programming error and yields kInternal.
+  static Status FromCode(StatusCode code, std::string m) {
+    return Status(code == StatusCode::kOk ? StatusCode::kInternal : code, std::move(m));
+  }
 
-  bool ok() const { return !message_.has_value(); }
+  bool ok() const { return code_ == StatusCode::kOk; }
+  StatusCode code() const { return code_; }
+  bool IsNotFound() const { return code_ == StatusCode::kNotFound; }
+  bool IsConflict() const { return code_ == StatusCode::kConflict; }
+  bool IsUnavailable() const { return code_ == StatusCode::kUnavailable; }
+  bool IsDeadlineExceeded() const { return code_ == StatusCode::kDeadlineExceeded; }
+  bool IsInvalid() const { return code_ == StatusCode::kInvalid; }
+  bool IsPermissionDenied() const { return code_ == StatusCode::kPermissionDenied; }
+  bool IsInternal() const { return code_ == StatusCode::kInternal; }
+  // Worth trying again later without changing anything (the engine or network may recover).
+  bool IsRetryable() const {
+    return code_ == StatusCode::kUnavailable || code_ == StatusCode::kDeadlineExceeded ||
+           code_ == StatusCode::kConflict;
+  }
+
   const std::string& message() const {
     static const std::string kOk = "ok";
-    return message_ ? *message_ : kOk;
+    return ok() ? kOk : message_;
   }
-  // Returns a new status whose message is "context: message"; ok stays ok.
+  // Returns a new status of the same kind whose message is "context: message"; ok stays ok.
   Status Wrap(const std::string& context) const {
-    return ok() ? *this : Status(context + ": " + *message_);
+    return ok() ? *this : Status(code_, context + ": " + message_);
   }
 
  private:
-  explicit Status(std::string message) : message_(std::move(message)) {}
-  std::optional<std::string> message_;
+  Status(StatusCode code, std::string message) : code_(code), message_(std::move(message)) {}
+  StatusCode code_ = StatusCode::kOk;
+  std::string message_;
 };
+
+inline std::string_view StatusCodeName(StatusCode c) {
+  switch (c) {
+    case StatusCode::kOk:
+      return "ok";
+    case StatusCode::kNotFound:
+      return "not_found";
+    case StatusCode::kConflict:
+      return "conflict";
+    case StatusCode::kUnavailable:
+      return "unavailable";
+    case StatusCode::kDeadlineExceeded:
+      return "deadline_exceeded";
+    case StatusCode::kInvalid:
+      return "invalid";
+    case StatusCode::kPermissionDenied:
+      return "permission_denied";
+    case StatusCode::kInternal:
+      return "internal";
+  }
+  return "internal";
+}
 
 template <typename T>
 class Result {

@@ -3,6 +3,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace aiscale {
 
@@ -20,6 +21,16 @@ struct ScaleState {
   // The largest scale the engine could reach right now (current + free capacity), in
   // replicas; nullopt when the engine cannot tell.
   std::optional<int> max_available;
+};
+
+// Where one replica of a workload can be reached (its exposition endpoint, its readiness
+// probe): what an actuator that knows its replicas (local processes, Slurm jobs) reports, so a
+// scrape source can read the replicas directly, the way AIBrix reads vLLM pods.
+struct ReplicaEndpoint {
+  std::string instance;  // stable name of the replica, e.g. "llm-0" or a pod name
+  std::string host;      // e.g. "127.0.0.1"
+  int port = 0;
+  bool ready = false;
 };
 
 }  // namespace aiscale
