@@ -10,7 +10,7 @@ cd "$root"
 
 pkgs=(build-essential cmake ninja-build pkg-config libyaml-cpp-dev nlohmann-json3-dev
       libgtest-dev libgmock-dev libbenchmark-dev libsqlite3-dev zlib1g-dev libcli11-dev
-      clang-format git)
+      libcurl4-openssl-dev libcpp-httplib-dev libssl-dev ccache clang-format git)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
