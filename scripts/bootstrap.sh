@@ -10,7 +10,8 @@ cd "$root"
 
 pkgs=(build-essential cmake ninja-build pkg-config libyaml-cpp-dev nlohmann-json3-dev
       libgtest-dev libgmock-dev libbenchmark-dev libsqlite3-dev zlib1g-dev libcli11-dev
-      libcurl4-openssl-dev libcpp-httplib-dev libssl-dev ccache clang-format git)
+      libcurl4-openssl-dev libcpp-httplib-dev libssl-dev ccache clang-format git
+      python3 prometheus curl openssl)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -24,7 +25,8 @@ fi
 
 build=${AISCALE_BUILD_DIR:-build}
 jobs=$(nproc)
-cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DAISCALE_WERROR="${AISCALE_WERROR:-OFF}" >/dev/null
 cmake --build "$build" -j "$jobs"
 
 case "$mode" in

@@ -21,6 +21,9 @@ struct ScaleState {
   // The largest scale the engine could reach right now (current + free capacity), in
   // replicas; nullopt when the engine cannot tell.
   std::optional<int> max_available;
+  // Why ready < current, or what the engine is doing about it ("replica 2 exited with status 1
+  // three times; next start in 8 s"); empty when there is nothing to say. Goes into the Decision.
+  std::string detail;
 };
 
 // Where one replica of a workload can be reached (its exposition endpoint, its readiness
