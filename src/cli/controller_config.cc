@@ -1,6 +1,12 @@
 #include "cli/controller_config.h"
 
+#include <filesystem>
 #include <set>
+
+#include "act/actuator_registry.h"
+#include "decide/pipeline.h"
+#include "decide/policy_registry.h"
+#include "monitor/source_registry.h"
 
 namespace aiscale::cli {
 namespace {
@@ -8,23 +14,45 @@ namespace {
 using config::Above;
 using config::ConfigNode;
 
-std::vector<SignalConfig> ParseSignals(const ConfigNode& w) {
-  std::vector<SignalConfig> out;
+struct Registries {
+  decide::PolicyRegistry policies;
+  monitor::SourceRegistry sources;
+  act::ActuatorRegistry actuators;
+};
+
+Result<Registries> DefaultRegistries() {
+  ASSIGN_OR_RETURN(auto policies, decide::PolicyRegistry::Default());
+  ASSIGN_OR_RETURN(auto sources, monitor::DefaultSourceRegistry());
+  ASSIGN_OR_RETURN(auto actuators, act::DefaultActuatorRegistry());
+  return Registries{std::move(policies), std::move(sources), std::move(actuators)};
+}
+
+std::string Names(const std::vector<SourceSpec>& sources) {
+  std::string out;
+  for (const auto& s : sources) out += (out.empty() ? "" : ", ") + s.name;
+  return out.empty() ? "none defined in spec.sources" : out;
+}
+
+std::vector<SignalSpec> ParseSignals(const ConfigNode& w, const std::vector<SourceSpec>& sources) {
+  std::vector<SignalSpec> out;
   std::set<std::string> seen;
   for (const ConfigNode& s : w.Child("signals").Items()) {
     if (!s.IsMap()) {
       s.Error("must be a map with name, source, query");
       continue;
     }
-    s.CheckKnown({"name", "source", "query"});
-    SignalConfig c;
+    s.CheckKnown({"name", "source", "query", "interval", "timeout"});
+    SignalSpec c;
     c.name = s.RequiredString("name");
-    if (s.Has("source")) {
-      c.source = s.Enum("source", KnownSources().front(), KnownSources());
-    } else {
-      s.Error("missing required field 'source'");
-    }
+    c.source = s.RequiredString("source");
     c.query = s.String("query", "");
+    c.interval = Seconds(s.DurationSeconds("interval", 0, config::Between(0, 86400)));
+    c.timeout = Seconds(s.DurationSeconds("timeout", 0, config::Between(0, 3600)));
+    const bool known = std::any_of(sources.begin(), sources.end(),
+                                   [&](const SourceSpec& src) { return src.name == c.source; });
+    if (!c.source.empty() && !known) {
+      s.ErrorAt("source", "no source named '" + c.source + "' (defined: " + Names(sources) + ")");
+    }
     if (!c.name.empty() && !seen.insert(c.name).second) {
       s.ErrorAt("name", "signal '" + c.name + "' is bound twice");
     }
@@ -33,25 +61,40 @@ std::vector<SignalConfig> ParseSignals(const ConfigNode& w) {
   return out;
 }
 
-void ParseWorkload(const ConfigNode& w, const decide::PolicyRegistry& registry, double period_s,
-                   std::set<std::string>& keys, ControllerConfig& cfg) {
+// As Controller::Add and Assemble will insist: every signal the policy reads has a binding.
+void CheckBound(const ConfigNode& w, const WorkloadSpec& spec) {
+  std::set<std::string> bound;
+  for (const auto& s : spec.signals) bound.insert(s.name);
+  for (const auto& s : spec.pipeline.policy->Signals()) {
+    if (bound.count(s)) continue;
+    const std::string msg = "policy " + std::string(spec.pipeline.policy->Name()) + " reads " + s +
+                            " but no signal entry binds it";
+    if (w.Has("signals")) {
+      w.ErrorAt("signals", msg);
+    } else {
+      w.Error(msg + " (add a signals list)");
+    }
+  }
+}
+
+void ParseWorkload(const ConfigNode& w, const Registries& reg, ControllerConfig& cfg,
+                   std::set<std::string>& keys) {
   if (!w.IsMap()) {
     w.Error("must be a map with name, kind, policy, ...");
     return;
   }
-  w.CheckKnown({"name", "kind", "namespace", "min_replicas", "max_replicas", "granularity",
-                "scale_to_zero", "behavior", "policy", "signals", "staleness", "cold_start"});
-  ControllerWorkload out;
-  out.ref.name = w.RequiredString("name");
-  out.ref.kind = w.RequiredString("kind");
-  out.ref.namespace_ = w.String("namespace", "");
-  if (!out.ref.name.empty() && !keys.insert(out.ref.Key()).second) {
-    w.ErrorAt("name", "workload '" + out.ref.Key() + "' is listed twice");
+  std::vector<std::string> known = decide::CommonWorkloadFields();
+  known.insert(known.end(), {"signals", "target"});
+  w.CheckKnown(known);
+  WorkloadSpec spec = decide::ReadWorkloadFields(w, cfg.period_s);
+  if (!spec.ref.name.empty() && !keys.insert(spec.ref.Key()).second) {
+    w.ErrorAt("name", "workload '" + spec.ref.Key() + "' is listed twice");
   }
-  // DESIGN.md: stale means older than 3 scrape intervals unless configured.
-  out.staleness_s = w.DurationSeconds("staleness", 3 * period_s, Above(0));
-  out.cold_start_s = w.DurationSeconds("cold_start", 0, config::AtLeast(0));
-  out.signals = ParseSignals(w);
+  spec.signals = ParseSignals(w, cfg.sources);
+  if (w.Has("target")) {
+    auto target = reg.actuators.Parse(w.Child("target"));
+    if (target.ok()) spec.target = std::move(target).value();
+  }
   if (!w.Has("policy")) {
     w.Error("missing required field 'policy'");
     return;
@@ -61,71 +104,90 @@ void ParseWorkload(const ConfigNode& w, const decide::PolicyRegistry& registry, 
     w.ErrorAt("policy", "must be a map with a name, e.g. {name: static, replicas: 2}");
     return;
   }
-  auto pipeline = decide::BuildPipeline(registry, w, policy, period_s, out.cold_start_s);
+  auto pipeline = decide::BuildPipeline(reg.policies, w, policy, cfg.period_s, spec.cold_start_s);
   if (!pipeline.ok()) return;  // its config errors are recorded
-  // As Controller::Add will insist: every signal the policy reads has a binding.
-  std::set<std::string> bound;
-  for (const auto& s : out.signals) bound.insert(s.name);
-  for (const auto& s : pipeline->policy->Signals()) {
-    if (bound.count(s)) continue;
-    const std::string msg = "policy " + std::string(pipeline->policy->Name()) + " reads " + s +
-                            " but no signal entry binds it";
-    if (w.Has("signals")) {
-      w.ErrorAt("signals", msg);
-    } else {
-      w.Error(msg + " (add a signals list)");
+  spec.pipeline = std::move(pipeline).value();
+  CheckBound(w, spec);
+  cfg.workloads.push_back(std::move(spec));
+}
+
+void ParseSources(const ConfigNode& spec, const Registries& reg, ControllerConfig& cfg) {
+  std::set<std::string> names;
+  for (const ConfigNode& s : spec.Child("sources").Items()) {
+    if (!s.IsMap()) {
+      s.Error("must be a map with name, type, ...");
+      continue;
     }
+    const std::string name = s.RequiredString("name");
+    if (!name.empty() && !names.insert(name).second) {
+      s.ErrorAt("name", "source '" + name + "' is defined twice");
+    }
+    auto src = reg.sources.Parse(s);
+    if (src.ok()) cfg.sources.push_back(std::move(src).value());
   }
-  out.pipeline = std::move(pipeline).value();
-  cfg.workloads.push_back(std::move(out));
 }
 
-}  // namespace
-
-const std::vector<std::string>& KnownSources() {
-  static const std::vector<std::string> kSources = {"prometheus", "scrape", "push"};
-  return kSources;
+void ParseServer(const ConfigNode& spec, ControllerConfig& cfg) {
+  const ConfigNode s = spec.Child("server");
+  if (!s.IsDefined()) return;
+  s.CheckKnown({"enabled", "host", "port"});
+  cfg.server.enabled = s.Bool("enabled", cfg.server.enabled);
+  cfg.server.host = s.String("host", cfg.server.host);
+  cfg.server.port = s.Int("port", cfg.server.port, config::Between(0, 65535));
 }
 
-Result<ControllerConfig> ParseControllerConfig(const ConfigNode& root,
-                                               const decide::PolicyRegistry& registry) {
-  const size_t before = root.errors()->size();
-  ControllerConfig cfg;
-  auto failed = [&]() -> Result<ControllerConfig> {
-    return Status::Error("controller config has " + std::to_string(root.errors()->size() - before) +
-                         " error(s)");
-  };
-  if (!root.IsDefined()) {
-    if (root.errors()->size() == before) root.Error("empty document");
-    return failed();
-  }
-  config::CheckHeader(root, {"ControllerConfig"});
-  root.CheckKnown({"apiVersion", "kind", "metadata", "spec"});
-  if (!root.Has("spec")) {
-    root.Error("missing required field 'spec'");
-    return failed();
-  }
-  const ConfigNode spec = root.Child("spec");
-  spec.CheckKnown({"period", "store", "workloads"});
+// Relative paths in the file are relative to the file's own directory.
+std::string Resolve(const std::string& path, const std::string& file) {
+  if (path.empty() || file.empty() || std::filesystem::path(path).is_absolute()) return path;
+  return (std::filesystem::path(file).parent_path() / path).lexically_normal().string();
+}
+
+void ParseSpec(const ConfigNode& spec, const Registries& reg, ControllerConfig& cfg) {
+  spec.CheckKnown({"period", "store", "run_dir", "server", "sources", "workloads"});
   cfg.period_s = spec.DurationSeconds("period", cfg.period_s, Above(0));
-  cfg.store_path = spec.String("store", "");
+  cfg.store_path = Resolve(spec.String("store", ""), cfg.file);
+  cfg.run_dir = Resolve(spec.String("run_dir", ""), cfg.file);
+  if (cfg.run_dir.empty() && !cfg.store_path.empty()) cfg.run_dir = cfg.store_path + ".run";
+  ParseServer(spec, cfg);
+  ParseSources(spec, reg, cfg);
   if (!spec.Has("workloads")) {
     spec.Error("missing required field 'workloads'");
   } else if (spec.Child("workloads").IsSequence() && spec.Child("workloads").Items().empty()) {
     spec.ErrorAt("workloads", "must list at least one workload");
   }
   std::set<std::string> keys;
-  for (const ConfigNode& w : spec.Child("workloads").Items()) {
-    ParseWorkload(w, registry, cfg.period_s, keys, cfg);
+  for (const ConfigNode& w : spec.Child("workloads").Items()) ParseWorkload(w, reg, cfg, keys);
+}
+
+}  // namespace
+
+Result<ControllerConfig> ParseControllerConfig(const ConfigNode& root) {
+  const size_t before = root.errors()->size();
+  ControllerConfig cfg;
+  cfg.file = root.file();
+  auto failed = [&]() -> Result<ControllerConfig> {
+    return Status::Invalid("controller config has " +
+                           std::to_string(root.errors()->size() - before) + " error(s)");
+  };
+  if (!root.IsDefined()) {
+    if (root.errors()->size() == before) root.Error("empty document");
+    return failed();
   }
+  auto reg = DefaultRegistries();
+  if (!reg.ok()) return reg.status();
+  config::CheckHeader(root, {"ControllerConfig"});
+  root.CheckKnown({"apiVersion", "kind", "metadata", "spec"});
+  if (!root.Has("spec")) {
+    root.Error("missing required field 'spec'");
+    return failed();
+  }
+  ParseSpec(root.Child("spec"), *reg, cfg);
   if (root.errors()->size() > before) return failed();
   return cfg;
 }
 
 Status ValidateControllerConfig(const ConfigNode& root) {
-  auto registry = decide::PolicyRegistry::Default();
-  if (!registry.ok()) return registry.status();
-  auto cfg = ParseControllerConfig(root, *registry);
+  auto cfg = ParseControllerConfig(root);
   return cfg.ok() ? Status::Ok() : cfg.status();
 }
 

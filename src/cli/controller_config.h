@@ -1,15 +1,17 @@
-// ControllerConfig: the file `aiscale run` will read (kind: ControllerConfig): the control
-// period, the store, and each workload with its constraints, behavior, policy and signals.
+// ControllerConfig: the file `aiscale run` reads (kind: ControllerConfig): the control period,
+// the store, the HTTP server, the named metric sources, and each workload with its bounds,
+// behavior, policy, signals (each from a named source) and target (the engine it runs on).
 //
-// Why here: only cli wires sources, actuators and the store to workloads, so only cli knows
-// the whole shape. Parsing follows STYLE.md 7: defaults beside each field, unknown fields
-// rejected, every error recorded with file:line:column and field path, and each workload's
-// pipeline (policy, stabilizer, constraints) built once with decide::BuildPipeline, so a
-// config that parses cannot fail later on a policy field. No half-valid config escapes.
+// Parsing follows STYLE.md 7: defaults beside each field, unknown fields rejected, every error
+// recorded with file:line:column and field path. Everything is parsed once into typed specs:
+// the workload fields by decide::ReadWorkloadFields (as the Scenario reads them), the pipeline
+// by decide::BuildPipeline, sources and targets by their registries, which validate their own
+// fields and capture them in factories. No half-valid config escapes, and after parsing
+// nothing reads YAML again.
 //
 //   config::ConfigErrors errs;
 //   auto root = config::LoadConfigFile(path, errs);
-//   auto cfg = ParseControllerConfig(root, *registry);  // errors land in errs
+//   auto cfg = ParseControllerConfig(root);  // errors land in errs
 #pragma once
 
 #include <string>
@@ -17,40 +19,30 @@
 
 #include "core/config/config_node.h"
 #include "core/result.h"
-#include "core/scale.h"
-#include "decide/pipeline.h"
-#include "decide/policy_registry.h"
+#include "core/spec.h"
 
 namespace aiscale::cli {
 
-struct SignalConfig {
-  std::string name;    // canonical signal name the policy reads
-  std::string source;  // one of KnownSources()
-  std::string query;   // source-specific (PromQL, metric name); may be empty
-};
-
-struct ControllerWorkload {
-  WorkloadRef ref;
-  std::vector<SignalConfig> signals;
-  double staleness_s = 45;  // default: 3 control periods
-  double cold_start_s = 0;  // provisioning + model load, or restart cost
-  decide::Pipeline pipeline;
+struct ServerConfig {
+  bool enabled = true;
+  std::string host = "127.0.0.1";  // loopback unless the user says otherwise
+  int port = 9464;                 // 0: any free port
 };
 
 struct ControllerConfig {
+  std::string file;  // where it was read from
   double period_s = 15;
   std::string store_path;  // empty: decisions and state are not persisted
-  std::vector<ControllerWorkload> workloads;
+  std::string run_dir;     // the daemon's own files (replica pid records); default beside the store
+  ServerConfig server;
+  std::vector<SourceSpec> sources;
+  std::vector<WorkloadSpec> workloads;
 };
-
-// Where a signal may come from (DESIGN.md "Seams": MetricSource implementations).
-const std::vector<std::string>& KnownSources();
 
 // Reads a parsed ControllerConfig document, header included. Every error is recorded in
 // root.errors(); the result is an error when any was recorded.
-Result<ControllerConfig> ParseControllerConfig(const config::ConfigNode& root,
-                                               const decide::PolicyRegistry& registry);
-// For `aiscale validate`: the same checks with the default policy registry.
+Result<ControllerConfig> ParseControllerConfig(const config::ConfigNode& root);
+// For `aiscale validate`.
 Status ValidateControllerConfig(const config::ConfigNode& root);
 
 }  // namespace aiscale::cli

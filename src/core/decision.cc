@@ -67,6 +67,8 @@ nlohmann::json ToJson(const Decision& d) {
                       {"action", ActionName(d.action)},
                       {"action_detail", d.action_detail}};
   // Only the daemon stamps wall time; simulator logs stay free of it (and byte-identical).
+  if (!d.engine_detail.empty()) j["engine_detail"] = d.engine_detail;
+  if (d.action == Action::kFailed) j["action_code"] = StatusCodeName(d.action_code);
   if (d.wall.time_since_epoch().count() != 0) {
     j["wall_s"] = ToSeconds(d.wall.time_since_epoch());
   }

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/policy.h"
+#include "core/result.h"
 #include "core/time.h"
 #include "core/workload_signals.h"
 
@@ -32,13 +33,16 @@ struct Decision {
   WallTime wall{};  // wall time of the tick; the epoch (unset) in the simulator
   int current = 0;
   int ready = 0;
+  std::string engine_detail;  // what the engine said about its replicas (ScaleState::detail)
   std::vector<SignalInput> inputs;
   Recommendation recommendation;
   int stabilized = 0;
   std::string stabilize_reason;
   int constrained = 0;
   std::string constrain_reason;
+  bool vetoed = false;  // a scale-down was refused because a required signal had no data
   Action action = Action::kNone;
+  StatusCode action_code = StatusCode::kOk;  // the error kind when action is kFailed
   std::string action_detail;
   // The whole story in one line, for logs and the API.
   std::string Summary() const;

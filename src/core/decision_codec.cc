@@ -29,6 +29,16 @@ Result<Action> ActionFromName(std::string_view name) {
   return Status::Error("unknown action '" + std::string(name) + "'");
 }
 
+Result<StatusCode> StatusCodeFromName(std::string_view name) {
+  for (StatusCode c :
+       {StatusCode::kOk, StatusCode::kNotFound, StatusCode::kConflict, StatusCode::kUnavailable,
+        StatusCode::kDeadlineExceeded, StatusCode::kInvalid, StatusCode::kPermissionDenied,
+        StatusCode::kInternal}) {
+    if (StatusCodeName(c) == name) return c;
+  }
+  return Status::Invalid("unknown status code '" + std::string(name) + "'");
+}
+
 Result<Decision> DecisionFromJson(const nlohmann::json& j) {
   // nlohmann's typed access throws on a type mismatch; keep that inside this function.
   try {
@@ -65,6 +75,10 @@ Result<Decision> DecisionFromJson(const nlohmann::json& j) {
     d.constrain_reason = j.at("constrain_reason").get<std::string>();
     ASSIGN_OR_RETURN(d.action, ActionFromName(j.at("action").get<std::string>()));
     d.action_detail = j.at("action_detail").get<std::string>();
+    if (j.contains("engine_detail")) d.engine_detail = j["engine_detail"].get<std::string>();
+    if (j.contains("action_code")) {
+      ASSIGN_OR_RETURN(d.action_code, StatusCodeFromName(j["action_code"].get<std::string>()));
+    }
     return d;
   } catch (const nlohmann::json::exception& e) {
     return Status::Error(std::string("unable to decode decision: ") + e.what());

@@ -15,6 +15,7 @@
 
 namespace aiscale {
 
+Result<StatusCode> StatusCodeFromName(std::string_view name);
 Result<Decision> DecisionFromJson(const nlohmann::json& j);
 
 // {"key": [1.0, "NaN", "Infinity"], ...}: lossless, non-finite values as strings (a learned

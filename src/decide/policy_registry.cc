@@ -22,7 +22,7 @@ std::unique_ptr<Policy> MakeStatic(const config::ConfigNode& node, const Workloa
 Result<PolicyRegistry> PolicyRegistry::Default() {
   // One line per policy. Keep alphabetical.
   return FromEntries({
-      {"hpa", &HpaPolicy::Make},
+      {"hpa", &HpaPolicy::Make, /*hpa_behavior=*/true},
       {"kpa", &MakeKpaPolicy},
       {"predictive", &PredictivePolicy::Make},
       {"static", &MakeStatic},
@@ -43,23 +43,23 @@ Result<PolicyRegistry> PolicyRegistry::FromEntries(std::vector<PolicyEntry> entr
   return r;
 }
 
-Result<std::unique_ptr<Policy>> PolicyRegistry::Create(const config::ConfigNode& node,
-                                                       const WorkloadContext& ctx) const {
+Result<MadePolicy> PolicyRegistry::Create(const config::ConfigNode& node,
+                                          const WorkloadContext& ctx) const {
   const size_t errors_before = node.errors()->size();
   const std::string name = node.RequiredString("name");
   for (const auto& e : entries_) {
     if (e.name != name) continue;
     std::unique_ptr<Policy> p = e.factory(node, ctx);
     if (node.errors()->size() > errors_before || !p) {
-      return Status::Error("unable to create policy '" + name + "' at " + node.path() +
-                           ": see config errors");
+      return Status::Invalid("unable to create policy '" + name + "' at " + node.path() +
+                             ": see config errors");
     }
-    return p;
+    return MadePolicy{e.name, std::move(p), e.hpa_behavior};
   }
   std::string list;
   for (const auto& n : Names()) list += (list.empty() ? "" : ", ") + n;
   if (node.Has("name")) node.ErrorAt("name", "unknown policy '" + name + "' (known: " + list + ")");
-  return Status::Error("unknown policy '" + name + "'");
+  return Status::Invalid("unknown policy '" + name + "'");
 }
 
 std::vector<std::string> PolicyRegistry::Names() const {

@@ -32,6 +32,16 @@ using PolicyFactory = std::unique_ptr<Policy> (*)(const config::ConfigNode& node
 struct PolicyEntry {
   std::string name;
   PolicyFactory factory;
+  // The workload's stabilizer when it gives no `behavior`: the HPA's default behavior (true,
+  // as the HPA controller applies it), or none (the policy paces itself).
+  bool hpa_behavior = false;
+};
+
+// A created policy with what its registry entry says about it.
+struct MadePolicy {
+  std::string name;
+  std::unique_ptr<Policy> policy;
+  bool hpa_behavior = false;
 };
 
 class PolicyRegistry {
@@ -41,8 +51,7 @@ class PolicyRegistry {
   static Result<PolicyRegistry> FromEntries(std::vector<PolicyEntry> entries);
 
   // `node` is the workload's `policy` map (its `name` field selects the entry).
-  Result<std::unique_ptr<Policy>> Create(const config::ConfigNode& node,
-                                         const WorkloadContext& ctx) const;
+  Result<MadePolicy> Create(const config::ConfigNode& node, const WorkloadContext& ctx) const;
   std::vector<std::string> Names() const;
 
  private:

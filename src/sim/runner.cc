@@ -6,10 +6,8 @@
 #include <memory>
 #include <optional>
 
+#include "control/assembler.h"
 #include "control/controller.h"
-#include "decide/constraints.h"
-#include "decide/pipeline.h"
-#include "decide/policy_registry.h"
 #include "sim/cluster.h"
 #include "sim/event_queue.h"
 #include "sim/noise.h"
@@ -58,11 +56,10 @@ double WorkFraction(const Simulation& sim, double duration_s) {
 
 Result<RunResult> RunPolicy(const Scenario& s, const PolicyRun& run, const RunOptions& opt) {
   const auto wall0 = std::chrono::steady_clock::now();
-  auto registry = decide::PolicyRegistry::Default();
-  if (!registry.ok()) return registry.status();
   Simulation sim;
-  config::ConfigErrors baseline_errors;
-  std::map<size_t, config::ConfigNode> baseline_nodes;
+  if (run.pipelines.size() != s.workloads.size()) {
+    return Status::Internal("unable to run " + run.label + ": its pipelines were not built");
+  }
   sim.cluster = std::make_unique<Cluster>(s.cluster, sim.q, s.seed);
   sim.cluster->ScheduleFailures(s.failures, AtSeconds(s.duration_s));
   for (const auto& w : s.workloads) {
@@ -78,12 +75,11 @@ Result<RunResult> RunPolicy(const Scenario& s, const PolicyRun& run, const RunOp
     auto built = kind->build(w.node, env);
     if (!built) return s.errors->ToStatus().Wrap("unable to build workload " + w.name);
     // Sizes from the workload's own data: static-peak (the run starts warm at it and the
-    // policy holds it) and `initial_replicas: auto` (the first interval's need, within
-    // min/max). The built workload is resized in place, so its trace is read and its oracle
-    // computed once.
+    // policy holds the size it starts at) and `initial_replicas: auto` (the first interval's
+    // need, within min/max). The built workload is resized in place, so its trace is read and
+    // its oracle computed once.
     const size_t wi = sim.workloads.size();
-    const std::string pname = run.policy_nodes[wi].String("name", "");
-    const bool peak = pname == "static-peak";
+    const bool peak = run.pipelines[wi].name == "static-peak";
     if (peak || w.initial_auto) {
       const char* baseline = peak ? "static-peak" : "warm-start";
       std::optional<int> n = built->BaselineReplicas(baseline);
@@ -91,14 +87,7 @@ Result<RunResult> RunPolicy(const Scenario& s, const PolicyRun& run, const RunOp
         return Status::Error("unable to run " + run.label + ": " + w.name + " has no " + baseline +
                              " size (only an InferenceService sizes one)");
       }
-      if (!peak) {
-        const decide::ConstraintsConfig cc = decide::ConstraintsConfig::Parse(w.node);
-        n = std::clamp(*n, std::max(cc.min_replicas, 1), cc.max_replicas);
-      } else {
-        baseline_nodes.emplace(
-            wi, config::ParseConfig("{name: static-peak, replicas: " + std::to_string(*n) + "}",
-                                    "static-peak", baseline_errors));
-      }
+      if (!peak) n = std::clamp(*n, std::max(w.spec.min_replicas, 1), w.spec.max_replicas);
       built->SetInitialReplicas(*n);
     }
     RETURN_IF_ERROR(sim.dir.Add(built.get()));
@@ -107,35 +96,25 @@ Result<RunResult> RunPolicy(const Scenario& s, const PolicyRun& run, const RunOp
   }
   sim.source = std::make_unique<SimSource>(sim.dir);
   sim.actuator = std::make_unique<SimActuator>(sim.dir);
-  sim.controller = std::make_unique<control::Controller>(sim.q.clock(), nullptr);
+  const Duration period = Seconds(s.control_period_s);
+  control::ControllerOptions copt;
+  copt.collect_interval = period;  // signals read once per tick, just before it
+  copt.fetch_timeout = period;
+  copt.stamp_wall_time = false;  // virtual time only in simulator logs
+  sim.controller = std::make_unique<control::Controller>(sim.q.clock(), nullptr, copt);
   for (size_t i = 0; i < s.workloads.size(); ++i) {
-    const auto bn = baseline_nodes.find(i);
-    const config::ConfigNode& pnode = bn != baseline_nodes.end() ? bn->second : run.policy_nodes[i];
-    auto p = decide::BuildPipeline(*registry, s.workloads[i].node, pnode, s.control_period_s,
-                                   sim.workloads[i]->ColdStartSeconds());
-    if (!p.ok()) {
-      return Status::Error(p.status().message() + "\n" + s.errors->ToStatus().message());
-    }
-    control::WorkloadBinding b;
-    b.ref = sim.workloads[i]->ref();
-    std::vector<std::string> names = p->policy->Signals();
-    for (const auto& o : p->policy->OptionalSignals()) {
-      if (std::find(names.begin(), names.end(), o) == names.end()) names.push_back(o);
-    }
-    for (const auto& n : names) b.signals.push_back({n, "", sim.source.get()});
-    b.policy = std::move(p->policy);
-    b.stabilizer = std::move(p->stabilizer);
-    b.constraints = std::move(p->constraints);
-    b.actuator = sim.actuator.get();
-    b.staleness = Seconds(3 * s.scrape_interval_s);  // DESIGN.md: 3 scrape intervals
+    WorkloadSpec spec = s.workloads[i].spec;
+    spec.ref = sim.workloads[i]->ref();
+    control::SourceLookup sources{nullptr, sim.source.get()};
+    ASSIGN_OR_RETURN(control::WorkloadBinding b,
+                     control::Assemble(spec, run.pipelines[i], sources, sim.actuator.get()));
     RETURN_IF_ERROR(sim.controller->Add(std::move(b)));
   }
   for (auto& w : sim.workloads) w->Start(sim.q);
 
   RunResult out;
   out.policy = run.label;
-  out.policy_name = run.policy_nodes.empty() ? run.label : run.policy_nodes[0].String("name", "");
-  const Duration period = Seconds(s.control_period_s);
+  out.policy_name = run.pipelines.empty() ? run.label : run.pipelines[0].name;
   const Duration report = Seconds(s.report_interval_s);
   double next_progress_s = opt.progress_every_sim_s;
 
@@ -148,6 +127,9 @@ Result<RunResult> RunPolicy(const Scenario& s, const PolicyRun& run, const RunOp
     sample();
     if (!sim.finished) sim.q.After(report, sample_event);
   };
+  // The collector is its own queue event, armed right before each tick at the same time, so
+  // signals are read as the tick begins (no other event falls between the two).
+  std::function<void()> collect = [&] { sim.controller->Collect(); };
   std::function<void()> tick = [&] {
     if (AllDone(sim)) {  // finished since the last tick: nothing left to decide
       sim.finished = true;
@@ -168,9 +150,11 @@ Result<RunResult> RunPolicy(const Scenario& s, const PolicyRun& run, const RunOp
       sim.q.Stop();
       return;
     }
+    sim.q.After(period, collect);
     sim.q.After(period, tick);
   };
   sim.q.At(TimePoint{}, sample_event);
+  sim.q.After(period, collect);
   sim.q.After(period, tick);
   sim.q.RunUntil(AtSeconds(s.duration_s));
   out.cut = !AllDone(sim);

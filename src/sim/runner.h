@@ -1,6 +1,7 @@
 // Runner: runs a Scenario once per policy, each a fresh simulation with the same seed, the
 // same failures and the same arrivals, with the real Controller on the queue's SimClock, a
-// SimSource and a SimActuator, and the pipeline from decide::BuildPipeline.
+// SimSource and a SimActuator, each workload assembled from its spec and the run's pipeline
+// (control::Assemble, as `aiscale run` does); signals are collected as a queue event.
 //
 // Promises: one Controller tick per control period, as a queue event; the run ends when every
 // workload is Done() or at the scenario's duration limit (then `cut` is true). Timelines are

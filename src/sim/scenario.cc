@@ -12,10 +12,16 @@
 namespace aiscale::sim {
 namespace {
 
-const std::vector<std::string> kCommonWorkloadFields = {
-    "name",        "kind",          "min_replicas",     "max_replicas",
-    "granularity", "scale_to_zero", "initial_replicas", "policy",
-    "behavior"};
+// The scenario's workload fields: the shared ones (decide::CommonWorkloadFields) but
+// cold_start, which the simulated workload's own model says; plus initial_replicas.
+std::vector<std::string> ScenarioWorkloadFields() {
+  std::vector<std::string> out;
+  for (const auto& f : decide::CommonWorkloadFields()) {
+    if (f != "cold_start") out.push_back(f);
+  }
+  out.push_back("initial_replicas");
+  return out;
+}
 
 config::ConfigNode Synthesized(YAML::Node n, const std::string& path, const std::string& file,
                                config::ConfigErrors* errors) {
@@ -54,11 +60,14 @@ void ReadSpec(const config::ConfigNode& root, Scenario& s) {
   std::set<std::string> names;
   int initial_total = 0;
   for (const auto& w : items) {
-    ScenarioWorkload sw{"", "", 1, false, w};
-    sw.name = w.RequiredString("name");
-    sw.kind = w.RequiredString("kind");
+    ScenarioWorkload sw{"", "", 1, false, w, {}};
+    // The same reader the controller config uses, so min > max and granularity errors read
+    // alike; staleness defaults to 3 scrape intervals in both.
+    sw.spec = decide::ReadWorkloadFields(w, s.scrape_interval_s);
+    sw.name = sw.spec.ref.name;
+    sw.kind = sw.spec.ref.kind;
     const WorkloadKind* kind = FindWorkloadKind(sw.kind);
-    std::vector<std::string> known = kCommonWorkloadFields;
+    std::vector<std::string> known = ScenarioWorkloadFields();
     if (kind) {
       known.push_back(kind->body_field);
     } else if (w.Has("kind")) {
@@ -70,8 +79,7 @@ void ReadSpec(const config::ConfigNode& root, Scenario& s) {
     if (!sw.name.empty() && !names.insert(sw.name).second) {
       w.ErrorAt("name", "workload name '" + sw.name + "' is used twice");
     }
-    // The same reader the pipeline uses, so min > max and granularity errors read alike.
-    const decide::ConstraintsConfig cc = decide::ConstraintsConfig::Parse(w);
+    const WorkloadSpec& cc = sw.spec;
     sw.initial_auto = w.Child("initial_replicas").raw().IsScalar() &&
                       w.Child("initial_replicas").raw().Scalar() == "auto";
     if (sw.initial_auto && sw.kind != "InferenceService") {
@@ -134,8 +142,9 @@ void ReadSpec(const config::ConfigNode& root, Scenario& s) {
   }
 }
 
-// Builds every workload and every compared policy once, so config errors in them surface now.
-void CheckBuilds(const Scenario& s, const config::ConfigNode& root) {
+// Builds every workload and every compared policy once, so config errors in them surface now;
+// keeps the pipelines (each workload's own, and every planned run's).
+void CheckBuilds(Scenario& s, const config::ConfigNode& root) {
   if (!root.errors()->empty()) return;  // the parts may not exist; report the first layer
   auto registry = decide::PolicyRegistry::Default();
   if (!registry.ok()) {
@@ -154,32 +163,34 @@ void CheckBuilds(const Scenario& s, const config::ConfigNode& root) {
   if (!root.errors()->empty()) return;
   EventQueue q;
   Cluster cluster(s.cluster, q, s.seed);
-  std::vector<std::unique_ptr<SimWorkload>> built;
-  for (const auto& w : s.workloads) {
+  for (auto& w : s.workloads) {
     const WorkloadKind* kind = FindWorkloadKind(w.kind);
     if (!kind) continue;
     WorkloadEnv env{w.name,   w.initial_replicas, s.seed, s.scrape_interval_s, s.noise,
                     &cluster, s.report_interval_s};
-    built.push_back(kind->build(w.node, env));
+    auto built = kind->build(w.node, env);
+    if (built) w.spec.cold_start_s = built->ColdStartSeconds();
   }
   if (!root.errors()->empty()) return;
   // Each workload's own policy, whether or not `compare` runs it.
-  for (size_t i = 0; i < s.workloads.size(); ++i) {
-    (void)decide::BuildPipeline(*registry, s.workloads[i].node, s.workloads[i].node.Child("policy"),
-                                s.control_period_s, built[i] ? built[i]->ColdStartSeconds() : 0);
+  for (auto& w : s.workloads) {
+    auto p = decide::BuildPipeline(*registry, w.node, w.node.Child("policy"), s.control_period_s,
+                                   w.spec.cold_start_s);
+    if (p.ok()) w.spec.pipeline = std::move(p).value();
   }
   if (!root.errors()->empty()) return;
   // Policies named only in `compare` get synthesized nodes with no place in the file; their
   // errors go to a scratch sink and are reported at the compare entry.
   config::ConfigErrors scratch;
-  auto runs = s.Runs({}, &scratch);
+  auto runs = s.PlanRuns({}, &scratch);
   if (!runs.ok()) return;
   for (size_t p = 0; p < runs->size(); ++p) {
-    const auto& run = (*runs)[p];
+    PolicyRun& run = (*runs)[p];
     for (size_t i = 0; i < s.workloads.size(); ++i) {
       const size_t before = scratch.size();
-      (void)decide::BuildPipeline(*registry, s.workloads[i].node, run.policy_nodes[i],
-                                  s.control_period_s, built[i] ? built[i]->ColdStartSeconds() : 0);
+      auto pipeline = decide::BuildPipeline(*registry, s.workloads[i].node, run.policy_nodes[i],
+                                            s.control_period_s, s.workloads[i].spec.cold_start_s);
+      if (pipeline.ok()) run.pipelines.push_back(std::move(pipeline).value());
       for (size_t e = before; e < scratch.size() && p < s.compare_nodes.size(); ++e) {
         s.compare_nodes[p].Error("policy '" + run.label + "' for workload " + s.workloads[i].name +
                                  ": " + scratch.all()[e].path + ": " + scratch.all()[e].message +
@@ -188,6 +199,7 @@ void CheckBuilds(const Scenario& s, const config::ConfigNode& root) {
       }
     }
   }
+  if (root.errors()->empty()) s.planned = std::move(runs).value();
 }
 
 Result<Scenario> FromRoot(const config::ConfigNode& root,
@@ -205,6 +217,27 @@ Result<Scenario> FromRoot(const config::ConfigNode& root,
 
 Result<std::vector<PolicyRun>> Scenario::Runs(const std::vector<std::string>& policies,
                                               config::ConfigErrors* synth_errors) const {
+  if (policies.empty() && !planned.empty()) return planned;
+  if (!synth_errors) synth_errors = errors.get();
+  auto runs = PlanRuns(policies, synth_errors);
+  if (!runs.ok()) return runs.status();
+  auto registry = decide::PolicyRegistry::Default();
+  if (!registry.ok()) return registry.status();
+  for (PolicyRun& run : *runs) {
+    for (size_t i = 0; i < workloads.size(); ++i) {
+      auto p = decide::BuildPipeline(*registry, workloads[i].node, run.policy_nodes[i],
+                                     control_period_s, workloads[i].spec.cold_start_s);
+      if (!p.ok()) {
+        return Status::Invalid(p.status().message() + "\n" + synth_errors->ToStatus().message());
+      }
+      run.pipelines.push_back(std::move(p).value());
+    }
+  }
+  return runs;
+}
+
+Result<std::vector<PolicyRun>> Scenario::PlanRuns(const std::vector<std::string>& policies,
+                                                  config::ConfigErrors* synth_errors) const {
   if (!synth_errors) synth_errors = errors.get();
   std::vector<PolicyRun> out;
   std::vector<std::string> names = policies;

@@ -18,6 +18,7 @@
 
 #include "core/config/config_node.h"
 #include "core/result.h"
+#include "core/spec.h"
 #include "sim/cluster.h"
 
 namespace aiscale::sim {
@@ -31,12 +32,18 @@ struct ScenarioWorkload {
   // was already carrying that traffic would; initial_replicas is then min_replicas.
   bool initial_auto = false;
   config::ConfigNode node;  // the whole workload entry
+  // The fields a ControllerConfig workload shares (name, kind, bounds, staleness), read by the
+  // same code; its pipeline is the workload's own policy. cold_start_s is the model's
+  // (SimWorkload::ColdStartSeconds of the build made while parsing).
+  WorkloadSpec spec;
 };
 
-// One policy to run: its label in the report and, per workload, the policy node to use.
+// One policy to run: its label in the report and, per workload, the policy node it came from
+// and the pipeline built from it once.
 struct PolicyRun {
   std::string label;
   std::vector<config::ConfigNode> policy_nodes;  // one per workload, in order
+  std::vector<PolicySpec> pipelines;             // one per workload, in order
 };
 
 struct Scenario {
@@ -55,13 +62,19 @@ struct Scenario {
   std::vector<ScenarioWorkload> workloads;
   std::vector<std::string> compare;  // compare entries as given (names)
   std::vector<config::ConfigNode> compare_nodes;
+  // The runs of `compare` (or the default pair), built while parsing.
+  std::vector<PolicyRun> planned;
 
-  // The runs for `policies` (names, as from --policy), or for `compare` when empty. `static`
+  // The runs for `policies` (names, as from --policy), or the planned ones when empty. `static`
   // runs each workload at its initial_replicas; a name equal to the workload's own policy uses
-  // that node with its parameters; any other name gets its defaults. Errors found later in
-  // synthesized policy nodes go to `synth_errors` (default: this scenario's sink).
+  // that node with its parameters; any other name gets its defaults. Each run's pipelines are
+  // built here, once. Errors found in synthesized policy nodes go to `synth_errors` (default:
+  // this scenario's sink).
   Result<std::vector<PolicyRun>> Runs(const std::vector<std::string>& policies,
                                       config::ConfigErrors* synth_errors = nullptr) const;
+  // The same runs with their policy nodes only (no pipelines built).
+  Result<std::vector<PolicyRun>> PlanRuns(const std::vector<std::string>& policies,
+                                          config::ConfigErrors* synth_errors = nullptr) const;
 };
 
 Result<Scenario> LoadScenario(const std::string& path);

@@ -6,9 +6,7 @@ namespace aiscale::cli {
 namespace {
 
 Result<ControllerConfig> Parse(const std::string& text, config::ConfigErrors& errs) {
-  auto registry = decide::PolicyRegistry::Default();
-  EXPECT_TRUE(registry.ok());
-  return ParseControllerConfig(config::ParseConfig(text, "c.yaml", errs), *registry);
+  return ParseControllerConfig(config::ParseConfig(text, "c.yaml", errs));
 }
 
 TEST(ControllerConfig, ReadsFieldsAndDefaults) {
@@ -28,11 +26,7 @@ spec:
       kind: InferenceService
       staleness: 2m
       cold_start: 90s
-      policy:
-        name: hpa
-        metrics: [{signal: queue_len, type: Pods, target: {type: AverageValue, value: 5}}]
-      signals:
-        - {name: queue_len, source: prometheus, query: 'sum(q)'}
+      policy: {name: static-peak}
 )",
                    errs);
   ASSERT_TRUE(cfg.ok()) << errs.ToStatus().message();
@@ -44,16 +38,19 @@ spec:
   EXPECT_EQ(a.ref.kind, "Deployment");
   EXPECT_DOUBLE_EQ(a.staleness_s, 90);  // 3 periods
   EXPECT_EQ(a.pipeline.policy->Name(), "static");
-  EXPECT_EQ(a.pipeline.constraints->config().max_replicas, 8);
-  EXPECT_EQ(a.pipeline.context.control_period_s, 30);
+  EXPECT_EQ(a.max_replicas, 8);
+  ASSERT_NE(a.pipeline.constraints, nullptr);
+  EXPECT_EQ(a.pipeline.constraints->Constrain(20, 1, std::nullopt).desired, 8);
+  EXPECT_EQ(a.pipeline.stabilizer, nullptr);  // static: no behavior, no HPA defaults
+  EXPECT_FALSE(a.target.has_value());
   const auto& b = cfg->workloads[1];
   EXPECT_EQ(b.ref.Key(), "b");
   EXPECT_DOUBLE_EQ(b.staleness_s, 120);
-  EXPECT_DOUBLE_EQ(b.pipeline.context.cold_start_s, 90);
-  EXPECT_EQ(b.pipeline.policy->Name(), "hpa");
-  ASSERT_EQ(b.signals.size(), 1u);
-  EXPECT_EQ(b.signals[0].source, "prometheus");
-  EXPECT_EQ(b.signals[0].query, "sum(q)");
+  EXPECT_DOUBLE_EQ(b.cold_start_s, 90);
+  EXPECT_EQ(b.pipeline.policy->Name(), "static-peak");
+  EXPECT_TRUE(b.signals.empty());
+  EXPECT_EQ(cfg->run_dir, "/tmp/x.db.run");
+  EXPECT_EQ(cfg->server.host, "127.0.0.1");
 }
 
 TEST(ControllerConfig, MissingPiecesAreErrors) {
@@ -73,6 +70,19 @@ TEST(ControllerConfig, MissingPiecesAreErrors) {
        "spec: {workloads: [{name: a, kind: D, policy: {name: static}, signals: [{name: x}]}]}\n",
        "spec.workloads[0].signals[0]: missing required field 'source'"},
       {"no spec", "metadata: {name: x}\n", "missing required field 'spec'"},
+      {"signal from an undefined source",
+       "spec: {workloads: [{name: a, kind: D, policy: {name: static}, signals: [{name: x, "
+       "source: prom}]}]}\n",
+       "spec.workloads[0].signals[0].source: no source named 'prom' (defined: none defined"},
+      {"hpa signal without a binding",
+       "spec: {workloads: [{name: a, kind: D, policy: {name: hpa, metrics: [{signal: q, type: "
+       "Pods, target: {type: AverageValue, value: 1}}]}}]}\n",
+       "policy hpa reads q but no signal entry binds it"},
+      {"unknown engine",
+       "spec: {workloads: [{name: a, kind: D, policy: {name: static}, target: {engine: k8z}}]}\n",
+       "spec.workloads[0].target.engine: unknown engine 'k8z'"},
+      {"unknown source type", "spec: {sources: [{name: p, type: graphite}], workloads: []}\n",
+       "spec.sources[0].type: unknown type 'graphite'"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);

@@ -71,7 +71,7 @@ TEST(Validate, BadControllerConfigsNameThePlace) {
        "      policy: {name: static}\n",
        false, "7:7: spec.workloads[0].replicas: ", "unknown field 'replicas'"},
       {"unknown spec field", "  perod: 15s\n  workloads: []\n", false,
-       "4:3: spec.perod: ", "unknown field 'perod' (known: period, store, workloads)"},
+       "4:3: spec.perod: ", "unknown field 'perod' (known: period, store, run_dir, server, sources, workloads)"},
       {"wrong type",
        "  workloads:\n"
        "    - name: a\n"
@@ -140,7 +140,7 @@ TEST(Validate, BadControllerConfigsNameThePlace) {
        "      signals:\n"
        "        - {name: gpu_util, source: carrier-pigeon}\n",
        false, "9:36: spec.workloads[0].signals[0].source: ",
-       "must be one of prometheus, scrape, push, got 'carrier-pigeon'"},
+       "no source named 'carrier-pigeon' (defined: none defined in spec.sources)"},
       {"policy signal not bound",
        "  workloads:\n"
        "    - name: a\n"

@@ -21,6 +21,13 @@
 namespace aiscale::control {
 namespace {
 
+// What the daemon does each period: start the due fetches (inline here), then decide.
+std::vector<Decision> CollectThenTick(Controller& ctl) {
+  ctl.Collect();
+  return ctl.Tick();
+}
+
+
 using aiscale::testing::FakeActuator;
 using aiscale::testing::FakeMetricSource;
 
@@ -116,7 +123,7 @@ TEST(Controller, BadSignalsNeverScaleDownAndSayWhy) {
     c.script(source, clock.Now());
     Controller ctl(clock, nullptr);
     ASSERT_TRUE(ctl.Add(Ratio("w", &actuator, &source)).ok());
-    const Decision d = ctl.Tick().at(0);
+    const Decision d = CollectThenTick(ctl).at(0);
     EXPECT_TRUE(actuator.applies.empty());
     EXPECT_EQ(d.constrained, 5);
     EXPECT_EQ(d.action, Action::kNone);
@@ -142,7 +149,7 @@ TEST(Controller, GoodLowSignalDoesScaleDown) {
   source.Set("queue_len", {4, 6});
   Controller ctl(clock, nullptr);
   ASSERT_TRUE(ctl.Add(Ratio("w", &actuator, &source)).ok());
-  const Decision d = ctl.Tick().at(0);
+  const Decision d = CollectThenTick(ctl).at(0);
   EXPECT_EQ(d.constrained, 1);
   EXPECT_EQ(d.action, Action::kScaled);
   EXPECT_EQ(d.inputs.at(0).status, SignalStatus::kOk);
@@ -170,7 +177,7 @@ TEST(Controller, StalenessBoundaryToTheSecond) {
     clock.Advance(Seconds(s.advance_s));
     SCOPED_TRACE("t=" + std::to_string(SinceEpochSeconds(clock.Now())));
     actuator.Set("ns/w", 5, 5);
-    const Decision d = ctl.Tick().at(0);
+    const Decision d = CollectThenTick(ctl).at(0);
     EXPECT_EQ(d.inputs.at(0).status, s.status);
     EXPECT_EQ(d.constrained, s.status == SignalStatus::kOk ? s.expect : 5);
   }
@@ -202,7 +209,7 @@ TEST(Controller, ObserveAndApplyFailuresAreRecordedAndContained) {
     bad.stabilizer = std::make_unique<StepStabilizer>(10);
     ASSERT_TRUE(ctl.Add(std::move(bad)).ok());
     ASSERT_TRUE(ctl.Add(Bind("good", Static(4), &good, &source, {})).ok());
-    const auto ds = ctl.Tick();
+    const auto ds = CollectThenTick(ctl);
     ASSERT_EQ(ds.size(), 2u);
     EXPECT_EQ(ds[0].action, Action::kFailed);
     EXPECT_NE(ds[0].action_detail.find(c.detail), std::string::npos) << ds[0].action_detail;
@@ -249,7 +256,7 @@ TEST(Controller, ATickIsOneStoreBatchAndAFailedOneIsRecordedInEveryDecision) {
     actuator.Set(std::string("ns/") + w, 2, 2);
     ASSERT_TRUE(ctl.Add(Bind(w, Static(3), &actuator, &source, {})).ok());
   }
-  const auto ds = ctl.Tick();
+  const auto ds = CollectThenTick(ctl);
   EXPECT_EQ(store.batches, 1);
   EXPECT_EQ(store.last_batch, 3u);
   for (const auto& d : ds) {
@@ -261,6 +268,7 @@ TEST(Controller, ATickIsOneStoreBatchAndAFailedOneIsRecordedInEveryDecision) {
   }
   EXPECT_EQ(actuator.state["ns/b"].current, 3);
   // TickOne writes its workload alone.
+  ctl.Collect();
   ctl.TickOne(1);
   EXPECT_EQ(store.batches, 2);
   EXPECT_EQ(store.last_batch, 1u);
@@ -302,7 +310,7 @@ TEST(Controller, StabilizerThenConstraintsInOrder) {
     b.constraints =
         std::make_unique<decide::Constraints>(decide::ConstraintsConfig{4, 12, 4, false});
     ASSERT_TRUE(ctl.Add(std::move(b)).ok());
-    const Decision d = ctl.Tick().at(0);
+    const Decision d = CollectThenTick(ctl).at(0);
     EXPECT_EQ(d.recommendation.desired, static_cast<int>(std::ceil(c.load / 10)));
     EXPECT_EQ(d.stabilized, c.stabilized);
     EXPECT_EQ(d.constrained, c.constrained);
@@ -406,7 +414,7 @@ TYPED_TEST(ControllerRestart, StateSurvivesRestart) {
     ASSERT_TRUE(ctl.Add(make()).ok());
     for (int i = 0; i < 3; ++i) {
       clock.Advance(Seconds(15));
-      ctl.Tick();
+      CollectThenTick(ctl);
     }
     auto ps = store->LoadState("ns/w/policy");
     auto ss = store->LoadState("ns/w/stabilizer");

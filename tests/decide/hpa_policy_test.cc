@@ -237,7 +237,8 @@ TEST(HpaPolicy, RegistryBuildsIt) {
   config::ConfigErrors errors;
   auto p = reg->Create(config::ParseConfig(kGpuUtil, "p.yaml", errors), WorkloadContext{});
   ASSERT_TRUE(p.ok()) << p.status().message() << errors.ToStatus().message();
-  EXPECT_EQ((*p)->Name(), "hpa");
+  EXPECT_EQ(p->policy->Name(), "hpa");
+  EXPECT_TRUE(p->hpa_behavior);
 }
 
 // The whole decide path for an hpa workload: policy, default behavior, then min/max.

@@ -275,9 +275,9 @@ TEST(KpaPolicy, RegisteredAsKpa) {
       "name: kpa\nsignal: request_rate\ntarget: 5\nactivation_signal: queue_len\n", "p.yaml", errs);
   auto p = reg->Create(node, WorkloadContext{});
   ASSERT_TRUE(p.ok()) << p.status().message() << errs.ToStatus().message();
-  EXPECT_EQ((*p)->Name(), "kpa");
-  EXPECT_EQ((*p)->Signals(), std::vector<std::string>{"request_rate"});
-  EXPECT_EQ((*p)->OptionalSignals(), std::vector<std::string>{"queue_len"});
+  EXPECT_EQ(p->policy->Name(), "kpa");
+  EXPECT_EQ(p->policy->Signals(), std::vector<std::string>{"request_rate"});
+  EXPECT_EQ(p->policy->OptionalSignals(), std::vector<std::string>{"queue_len"});
 }
 
 }  // namespace

@@ -6,19 +6,24 @@ namespace aiscale::decide {
 
 std::unique_ptr<Policy> StaticPeakPolicy::Make(const config::ConfigNode& node,
                                                const WorkloadContext& ctx) {
+  (void)ctx;
   node.CheckKnown({"name", "replicas"});
-  return std::make_unique<StaticPeakPolicy>(
-      node.Int("replicas", ctx.max_replicas, config::AtLeast(0)));
+  std::optional<int> replicas;
+  if (node.Has("replicas")) replicas = node.Int("replicas", 0, config::AtLeast(0));
+  return std::make_unique<StaticPeakPolicy>(replicas);
 }
 
 Recommendation StaticPeakPolicy::Recommend(const PolicyInput& in, PersistentState& state) const {
-  (void)in;
-  (void)state;
-  return {replicas_,
+  int n = replicas_.value_or(0);
+  if (!replicas_) {
+    if (!state.FindVec("replicas")) state.Set("replicas", in.current);
+    n = static_cast<int>(state.Get("replicas", in.current));
+  }
+  return {n,
           true,
           "static_peak",
-          "fixed size for the peak: " + std::to_string(replicas_),
-          {{"replicas", static_cast<double>(replicas_)}}};
+          "fixed size for the peak: " + std::to_string(n),
+          {{"replicas", static_cast<double>(n)}}};
 }
 
 }  // namespace aiscale::decide

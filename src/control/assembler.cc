@@ -1,0 +1,63 @@
+#include "control/assembler.h"
+
+#include <algorithm>
+
+namespace aiscale::control {
+namespace {
+
+std::vector<SignalBinding> FromFallback(const Policy& policy, MetricSource* source) {
+  std::vector<std::string> names = policy.Signals();
+  for (const auto& o : policy.OptionalSignals()) {
+    if (std::find(names.begin(), names.end(), o) == names.end()) names.push_back(o);
+  }
+  std::vector<SignalBinding> out;
+  for (const auto& n : names) out.push_back({n, "", source, {}, {}});
+  return out;
+}
+
+Result<std::vector<SignalBinding>> FromSpec(const WorkloadSpec& spec, const Policy& policy,
+                                            const SourceLookup& sources) {
+  std::vector<SignalBinding> out;
+  for (const SignalSpec& s : spec.signals) {
+    MetricSource* src = sources.by_name ? sources.by_name(s.source) : nullptr;
+    if (!src) {
+      return Status::Invalid("unable to bind signal " + s.name + " of workload " + spec.ref.Key() +
+                             ": no source named '" + s.source + "'");
+    }
+    out.push_back({s.name, s.query, src, s.interval, s.timeout});
+  }
+  for (const auto& required : policy.Signals()) {
+    const bool bound = std::any_of(out.begin(), out.end(),
+                                   [&](const SignalBinding& b) { return b.signal == required; });
+    if (!bound) {
+      return Status::Invalid("unable to bind workload " + spec.ref.Key() + ": policy " +
+                             std::string(policy.Name()) + " reads " + required +
+                             " but no signal entry binds it");
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<WorkloadBinding> Assemble(const WorkloadSpec& spec, const PolicySpec& pipeline,
+                                 const SourceLookup& sources, Actuator* actuator) {
+  if (!pipeline.policy) {
+    return Status::Invalid("unable to assemble workload " + spec.ref.Key() + ": no policy");
+  }
+  WorkloadBinding b;
+  b.ref = spec.ref;
+  if (sources.fallback) {
+    b.signals = FromFallback(*pipeline.policy, sources.fallback);
+  } else {
+    ASSIGN_OR_RETURN(b.signals, FromSpec(spec, *pipeline.policy, sources));
+  }
+  b.policy = pipeline.policy;
+  b.stabilizer = pipeline.stabilizer;
+  b.constraints = pipeline.constraints;
+  b.actuator = actuator;
+  b.staleness = Seconds(spec.staleness_s);
+  return b;
+}
+
+}  // namespace aiscale::control

@@ -1,0 +1,143 @@
+#include "control/collector.h"
+
+#include <chrono>
+
+namespace aiscale::control {
+namespace {
+
+std::string Secs(Duration d) {
+  const double s = ToSeconds(d);
+  std::string out = std::to_string(s);
+  out.erase(out.find_last_not_of('0') + 1);
+  if (!out.empty() && out.back() == '.') out.pop_back();
+  return out;
+}
+
+}  // namespace
+
+Collector::Collector(Executor& executor, Telemetry* telemetry)
+    : executor_(executor), telemetry_(telemetry) {
+  if (telemetry_) {
+    telemetry_->DeclareHistogram("aiscale_fetch_duration_seconds",
+                                 "Time one batch of signal fetches took, by source.",
+                                 {0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10});
+    telemetry_->DeclareCounter("aiscale_fetches_total", "Signal fetches completed, by source.");
+    telemetry_->DeclareCounter("aiscale_fetch_errors_total",
+                               "Signal fetches that failed or missed their deadline, by source "
+                               "and error kind.");
+  }
+}
+
+size_t Collector::Add(const WorkloadRef& ref, const std::vector<CollectSignal>& signals) {
+  std::lock_guard<std::mutex> lock(state_->mu);
+  std::vector<size_t> ids;
+  for (const CollectSignal& s : signals) {
+    Slot slot;
+    slot.sig = s;
+    slot.query = MetricQuery{ref, s.signal, s.expression, s.timeout};
+    ids.push_back(state_->slots.size());
+    state_->slots.push_back(std::move(slot));
+  }
+  state_->by_workload.push_back(std::move(ids));
+  return state_->by_workload.size() - 1;
+}
+
+void Collector::RunDue(TimePoint now) {
+  std::map<MetricSource*, std::pair<std::vector<size_t>, std::vector<MetricQuery>>> batches;
+  {
+    std::lock_guard<std::mutex> lock(state_->mu);
+    for (size_t i = 0; i < state_->slots.size(); ++i) {
+      Slot& s = state_->slots[i];
+      if (s.next_due > now || s.in_flight || state_->busy[s.sig.source]) continue;
+      auto& b = batches[s.sig.source];
+      b.first.push_back(i);
+      b.second.push_back(s.query);
+    }
+    for (auto& [source, b] : batches) {
+      state_->busy[source] = true;
+      for (size_t i : b.first) {
+        Slot& s = state_->slots[i];
+        s.in_flight = true;
+        s.late_counted = false;
+        s.started = now;
+        s.next_due = now + s.sig.interval;
+      }
+    }
+  }
+  for (auto& [source, b] : batches) {
+    executor_.Run([state = state_, t = telemetry_, src = source, ids = std::move(b.first),
+                   qs = std::move(b.second),
+                   now]() mutable { RunBatch(state, t, src, std::move(ids), std::move(qs), now); });
+  }
+}
+
+void Collector::RunBatch(const std::shared_ptr<State>& state, Telemetry* telemetry,
+                         MetricSource* source, std::vector<size_t> slots,
+                         std::vector<MetricQuery> queries, TimePoint now) {
+  const auto t0 = std::chrono::steady_clock::now();  // telemetry only: real latency
+  std::vector<FetchResult> results = source->FetchBatch(queries, now);
+  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const MetricLabels by_source = {{"source", std::string(source->Name())}};
+  std::lock_guard<std::mutex> lock(state->mu);
+  for (size_t k = 0; k < slots.size(); ++k) {
+    Slot& s = state->slots[slots[k]];
+    s.in_flight = false;
+    s.last = k < results.size()
+                 ? std::move(results[k])
+                 : FetchResult(Status::Internal("source " + std::string(source->Name()) +
+                                                " answered fewer queries than it was asked"));
+    if (telemetry && !s.last->ok() && !s.late_counted) {
+      telemetry->Add(
+          "aiscale_fetch_errors_total",
+          {by_source[0], {"code", std::string(StatusCodeName(s.last->status().code()))}});
+    }
+  }
+  state->busy[source] = false;
+  if (telemetry) {
+    telemetry->Observe("aiscale_fetch_duration_seconds", by_source, took);
+    telemetry->Add("aiscale_fetches_total", by_source, static_cast<double>(slots.size()));
+  }
+}
+
+TimePoint Collector::NextDue() const {
+  std::lock_guard<std::mutex> lock(state_->mu);
+  TimePoint next = TimePoint::max();
+  for (const Slot& s : state_->slots) {
+    if (!s.in_flight && s.next_due < next) next = s.next_due;
+  }
+  return next;
+}
+
+FetchResult Collector::ReadSlot(Slot& s, TimePoint now) const {
+  const std::string what = std::string(s.sig.source->Name()) + " for " + s.sig.signal;
+  if (s.in_flight && now - s.started > s.sig.timeout) {
+    if (telemetry_ && !s.late_counted) {
+      telemetry_->Add("aiscale_fetch_errors_total",
+                      {{"source", std::string(s.sig.source->Name())},
+                       {"code", std::string(StatusCodeName(StatusCode::kDeadlineExceeded))}});
+    }
+    s.late_counted = true;
+    return Status::DeadlineExceeded("fetch from " + what + " still running after " +
+                                    Secs(now - s.started) + " s (deadline " + Secs(s.sig.timeout) +
+                                    " s)");
+  }
+  if (s.last) return *s.last;
+  return Status::Unavailable("no fetch from " + what + " has completed yet");
+}
+
+std::vector<FetchResult> Collector::Read(size_t id, TimePoint now) const {
+  std::lock_guard<std::mutex> lock(state_->mu);
+  std::vector<FetchResult> out;
+  if (id >= state_->by_workload.size()) return out;
+  for (size_t i : state_->by_workload[id]) out.push_back(ReadSlot(state_->slots[i], now));
+  return out;
+}
+
+size_t Collector::InFlight() const {
+  std::lock_guard<std::mutex> lock(state_->mu);
+  size_t n = 0;
+  for (const Slot& s : state_->slots) n += s.in_flight ? 1 : 0;
+  return n;
+}
+
+}  // namespace aiscale::control

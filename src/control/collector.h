@@ -1,0 +1,77 @@
+// Collector: fetches every workload's signals, each on its own interval and with its own
+// deadline, into snapshots the Controller's tick reads. The tick never waits on the network.
+//
+// How: RunDue(now) starts every fetch that is due, one FetchBatch per source (so a source that
+// can answer many workloads with one request, like a Prometheus query template, does), on the
+// injected Executor, and returns. A source whose previous batch is still running is not asked
+// again; once that batch is past its deadline, its signals read as kDeadlineExceeded (missing
+// data: never a scale-down) while every other source's signals stay fresh. Under the simulator
+// the executor is inline, so a collection is a queue event on the same code path.
+// Thread-safe: RunDue, NextDue and Read may be called from different threads; Add is for set-up,
+// before the first RunDue. Sources must outlive every task started on the executor.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "control/executor.h"
+#include "core/metric_source.h"
+#include "core/telemetry.h"
+
+namespace aiscale::control {
+
+struct CollectSignal {
+  std::string signal;      // canonical name
+  std::string expression;  // passed to the source; may be empty
+  MetricSource* source = nullptr;
+  Duration interval = Seconds(15);
+  Duration timeout = Seconds(5);
+};
+
+class Collector {
+ public:
+  // `telemetry` may be null.
+  Collector(Executor& executor, Telemetry* telemetry);
+
+  // Registers one workload's signals; returns its id for Read.
+  size_t Add(const WorkloadRef& ref, const std::vector<CollectSignal>& signals);
+  // Starts every fetch due at `now` and returns without waiting for them.
+  void RunDue(TimePoint now);
+  // The earliest time a fetch is due (TimePoint::max() with nothing registered).
+  TimePoint NextDue() const;
+  // The latest result for each of workload `id`'s signals, in the order given to Add: the
+  // observations of the newest completed fetch, or why there are none.
+  std::vector<FetchResult> Read(size_t id, TimePoint now) const;
+  // Fetches started and not yet finished (for tests and shutdown).
+  size_t InFlight() const;
+
+ private:
+  struct Slot {
+    CollectSignal sig;
+    MetricQuery query;
+    TimePoint next_due{};
+    bool in_flight = false;
+    bool late_counted = false;
+    TimePoint started{};
+    std::optional<FetchResult> last;
+  };
+  struct State {
+    mutable std::mutex mu;
+    std::vector<Slot> slots;
+    std::vector<std::vector<size_t>> by_workload;  // workload id -> slot indices
+    std::map<MetricSource*, bool> busy;            // a batch of this source is running
+  };
+  static void RunBatch(const std::shared_ptr<State>& state, Telemetry* telemetry,
+                       MetricSource* source, std::vector<size_t> slots,
+                       std::vector<MetricQuery> queries, TimePoint now);
+  FetchResult ReadSlot(Slot& s, TimePoint now) const;
+
+  Executor& executor_;
+  Telemetry* telemetry_;
+  std::shared_ptr<State> state_ = std::make_shared<State>();
+};
+
+}  // namespace aiscale::control
