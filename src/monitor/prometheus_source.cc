@@ -1,0 +1,303 @@
+#include "monitor/prometheus_source.h"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <set>
+#include <sstream>
+
+#include "monitor/promql_response.h"
+#include "monitor/query_template.h"
+
+namespace aiscale::monitor {
+namespace {
+
+// application/x-www-form-urlencoded and query-string encoding: every byte but the unreserved
+// ones percent-encoded, so PromQL's braces, quotes and pipes survive any proxy.
+std::string UrlEncode(std::string_view s) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  out.reserve(s.size() * 3 / 2);
+  for (char ch : s) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
+      out += ch;
+    } else {
+      out += '%';
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    }
+  }
+  return out;
+}
+
+void ReplaceAll(std::string& s, std::string_view from, std::string_view to) {
+  if (from.empty()) return;
+  for (size_t pos = s.find(from); pos != std::string::npos; pos = s.find(from, pos + to.size())) {
+    s.replace(pos, from.size(), to);
+  }
+}
+
+// `pod`, else `instance`, else the labels but __name__ as "k=v,k=v", else empty.
+std::string InstanceOf(const PromSeries& s) {
+  if (const std::string* pod = s.Label("pod")) return *pod;
+  if (const std::string* inst = s.Label("instance")) return *inst;
+  std::string out;
+  for (const auto& [k, v] : s.labels) {
+    if (k == "__name__") continue;
+    if (!out.empty()) out += ',';
+    out += k + "=" + v;
+  }
+  return out;
+}
+
+Observation ToObservation(const PromSeries& s, const std::string& signal) {
+  return Observation{signal, InstanceOf(s), s.value, TimePoint(Seconds(s.timestamp_s)), true};
+}
+
+Duration TimeoutOf(const MetricQuery& q, Duration source_timeout) {
+  return q.timeout > Duration::zero() ? std::min(q.timeout, source_timeout) : source_timeout;
+}
+
+std::string ResolvePath(const config::ConfigNode& node, const std::string& p) {
+  if (p.empty() || std::filesystem::path(p).is_absolute() || node.file().empty()) return p;
+  return (std::filesystem::path(node.file()).parent_path() / p).string();
+}
+
+// "16Mi", "512Ki", "1Gi", "10M", "1048576"; false on anything else.
+bool ParseByteSize(const std::string& s, double& out) {
+  static const std::pair<const char*, double> kUnits[] = {
+      {"Ki", 1024.0}, {"Mi", 1048576.0}, {"Gi", 1073741824.0}, {"K", 1e3},
+      {"k", 1e3},     {"M", 1e6},        {"G", 1e9},           {"", 1.0}};
+  for (const auto& [suffix, mult] : kUnits) {
+    const size_t n = std::strlen(suffix);
+    if (s.size() <= n || s.compare(s.size() - n, n, suffix) != 0) continue;
+    const std::string num = s.substr(0, s.size() - n);
+    if (num.find_first_not_of("0123456789") != std::string::npos) return false;
+    out = std::strtod(num.c_str(), nullptr) * mult;  // digits only: cannot fail, may be inf
+    return true;
+  }
+  return false;
+}
+
+size_t ReadByteSize(const config::ConfigNode& node, const std::string& key, size_t fallback) {
+  if (!node.Has(key)) return fallback;
+  const std::string s = node.String(key, "");
+  double v = 0;
+  if (!ParseByteSize(s, v) || v < 1024 || v > 4294967296.0) {
+    node.ErrorAt(key, "must be a size from 1Ki to 4Gi like 16Mi or 1048576, got '" + s + "'");
+    return fallback;
+  }
+  return static_cast<size_t>(v);
+}
+
+void ParseTls(const config::ConfigNode& tls, TlsOptions& out) {
+  if (!tls.IsDefined()) return;
+  tls.CheckKnown({"ca_file", "cert_file", "key_file", "insecure_skip_verify"});
+  out.ca_file = ResolvePath(tls, tls.String("ca_file", ""));
+  out.client_cert_file = ResolvePath(tls, tls.String("cert_file", ""));
+  out.client_key_file = ResolvePath(tls, tls.String("key_file", ""));
+  out.insecure_skip_verify = tls.Bool("insecure_skip_verify", false);
+  if (out.client_cert_file.empty() != out.client_key_file.empty()) {
+    tls.Error("cert_file and key_file go together");
+  }
+}
+
+}  // namespace
+
+PrometheusSourceConfig PrometheusSourceConfig::Parse(const config::ConfigNode& node) {
+  PrometheusSourceConfig c;
+  node.CheckKnown(
+      {"name", "type", "url", "timeout", "bearer_token_file", "tls", "max_body_bytes", "batch"});
+  c.name = node.String("name", c.name);
+  node.Enum("type", "prometheus", {"prometheus"});
+  c.url = node.RequiredString("url");
+  if (node.Has("url") && c.url.rfind("http://", 0) != 0 && c.url.rfind("https://", 0) != 0) {
+    node.ErrorAt("url", "must start with http:// or https://, got '" + c.url + "'");
+  }
+  while (!c.url.empty() && c.url.back() == '/') c.url.pop_back();
+  c.timeout =
+      Seconds(node.DurationSeconds("timeout", ToSeconds(c.timeout), config::Between(0.001, 600)));
+  c.bearer_token_file = ResolvePath(node, node.String("bearer_token_file", ""));
+  ParseTls(node.Child("tls"), c.tls);
+  c.max_body_bytes = ReadByteSize(node, "max_body_bytes", c.max_body_bytes);
+  c.batch = node.Bool("batch", c.batch);
+  return c;
+}
+
+struct PrometheusSource::Group {
+  BatchPlan plan;
+  std::vector<size_t> members;  // indices into the batch's queries
+};
+
+struct PrometheusSource::Answer {
+  Status status;
+  PromQueryResult result;
+};
+
+PrometheusSource::PrometheusSource(PrometheusSourceConfig cfg, HttpClient& http)
+    : cfg_(std::move(cfg)), http_(http), query_url_(cfg_.url + "/api/v1/query") {}
+
+std::string PrometheusSource::Wrap(const MetricQuery& q, const Status& cause) const {
+  return "unable to query prometheus " + cfg_.name + " for " + q.signal + " of " +
+         q.workload.Key() + ": " + cause.message();
+}
+
+Status PrometheusSource::BearerToken(std::string& token) {
+  token.clear();
+  if (cfg_.bearer_token_file.empty()) return Status::Ok();
+  const std::string& path = cfg_.bearer_token_file;
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) {
+    return Status::Unavailable("unable to read bearer_token_file " + path + ": " +
+                               std::strerror(errno));
+  }
+  const FileStamp stamp{static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino),
+                        static_cast<uint64_t>(st.st_size),
+                        static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec};
+  std::lock_guard<std::mutex> lock(token_mu_);
+  if (!token_loaded_ || !(stamp == token_stamp_)) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    std::string t = text.str();
+    t.erase(0, t.find_first_not_of(" \t\r\n"));
+    t.erase(t.find_last_not_of(" \t\r\n") + 1);
+    if (!in || t.empty()) return Status::Unavailable("bearer_token_file " + path + " is empty");
+    token_ = std::move(t);
+    token_stamp_ = stamp;
+    token_loaded_ = true;
+  }
+  token = token_;
+  return Status::Ok();
+}
+
+PrometheusSource::Answer PrometheusSource::Query(const std::string& promql, Duration timeout) {
+  std::string token;
+  if (Status st = BearerToken(token); !st.ok()) return {st, {}};
+  HttpRequest req;
+  req.timeout = timeout;
+  req.max_body_bytes = cfg_.max_body_bytes;
+  req.tls = cfg_.tls;
+  const long long ms = std::max<long long>(1, timeout.count() / 1000000);
+  const std::string form = "query=" + UrlEncode(promql) + "&timeout=" + std::to_string(ms) + "ms";
+  if (query_url_.size() + 1 + form.size() <= cfg_.max_get_url_bytes) {
+    req.url = query_url_ + "?" + form;
+  } else {  // the API takes the same parameters as a form body (docs/querying/api.md)
+    req.method = "POST";
+    req.url = query_url_;
+    req.body = form;
+    req.headers.emplace_back("Content-Type", "application/x-www-form-urlencoded");
+  }
+  req.headers.emplace_back("Accept", "application/json");
+  if (!token.empty()) req.headers.emplace_back("Authorization", "Bearer " + token);
+
+  Result<HttpResponse> resp = http_.Send(req);
+  if (!resp.ok()) {
+    // The transport names the URL; keep the message short (no 8 KB query) and token-free.
+    std::string m = resp.status().message();
+    ReplaceAll(m, req.url, query_url_);
+    ReplaceAll(m, token, "<redacted>");
+    return {Status::FromCode(resp.status().code(), m), {}};
+  }
+  PromParseLimits limits;
+  limits.max_bytes = cfg_.max_body_bytes;
+  Result<PromQueryResult> parsed = ParsePromQueryResponse(resp->body, resp->status, limits);
+  if (!parsed.ok()) {
+    std::string m = parsed.status().message();
+    ReplaceAll(m, token, "<redacted>");
+    return {Status::FromCode(parsed.status().code(), m), {}};
+  }
+  return {Status::Ok(), std::move(parsed).value()};
+}
+
+FetchResult PrometheusSource::Fetch(const MetricQuery& q, TimePoint /*now*/) {
+  if (q.expression.empty()) {
+    return Status::Invalid(Wrap(q, Status::Invalid("the signal has no PromQL expression")));
+  }
+  Result<std::string> promql = ExpandTemplate(q.expression, q.workload);
+  if (!promql.ok()) return Status::Invalid(Wrap(q, promql.status()));
+  Answer a = Query(*promql, TimeoutOf(q, cfg_.timeout));
+  if (!a.status.ok()) return Status::FromCode(a.status.code(), Wrap(q, a.status));
+  std::vector<Observation> out;
+  out.reserve(a.result.series.size());
+  for (const PromSeries& s : a.result.series) out.push_back(ToObservation(s, q.signal));
+  return out;
+}
+
+void PrometheusSource::FetchGroup(const Group& g, const std::vector<MetricQuery>& qs,
+                                  std::vector<FetchResult>& out) {
+  std::map<std::string, std::vector<size_t>> by_name;  // workload name -> query indices
+  std::vector<std::string> names;
+  for (size_t i : g.members) {
+    auto& slot = by_name[qs[i].workload.name];
+    if (slot.empty()) names.push_back(qs[i].workload.name);
+    slot.push_back(i);
+  }
+  for (const std::vector<std::string>& chunk : ChunkNames(names, cfg_.max_batch_regex_bytes)) {
+    const std::set<std::string_view> in_chunk(chunk.begin(), chunk.end());
+    std::vector<size_t> members;
+    Duration timeout = cfg_.timeout;
+    for (const std::string& n : chunk) {
+      for (size_t i : by_name[n]) {
+        members.push_back(i);
+        timeout = std::min(timeout, TimeoutOf(qs[i], cfg_.timeout));
+      }
+    }
+    Answer a = Query(g.plan.Query(chunk), timeout);
+    for (const PromSeries& s : a.result.series) {
+      const std::string* name = s.Label(g.plan.label);
+      if (name == nullptr) {
+        a.status = Status::Invalid(
+            "the batched query returned a series without the label '" + g.plan.label +
+            "', so it cannot tell the workloads apart; keep " + g.plan.label +
+            " in the aggregation, e.g. sum by (pod, " + g.plan.label +
+            ") (...), or set "
+            "batch: false on the source");
+        break;
+      }
+      auto it = by_name.find(*name);
+      if (it == by_name.end() || !in_chunk.count(*name)) continue;  // not asked for here
+      for (size_t i : it->second) out[i].value().push_back(ToObservation(s, qs[i].signal));
+    }
+    if (a.status.ok()) continue;
+    for (size_t i : members) out[i] = Status::FromCode(a.status.code(), Wrap(qs[i], a.status));
+  }
+}
+
+std::vector<FetchResult> PrometheusSource::FetchBatch(const std::vector<MetricQuery>& qs,
+                                                      TimePoint now) {
+  std::vector<FetchResult> out(qs.size(), FetchResult(std::vector<Observation>{}));
+  std::map<std::string, Group> groups;
+  std::vector<size_t> singles;
+  for (size_t i = 0; i < qs.size(); ++i) {
+    std::optional<BatchPlan> plan;
+    if (cfg_.batch && !qs[i].expression.empty()) plan = PlanBatch(qs[i].expression, qs[i].workload);
+    if (!plan) {
+      singles.push_back(i);
+      continue;
+    }
+    const std::string key = plan->Key();
+    Group& g = groups.try_emplace(key, Group{std::move(*plan), {}}).first->second;
+    g.members.push_back(i);
+  }
+  for (const auto& [key, g] : groups) {
+    if (g.members.size() == 1) {
+      singles.push_back(g.members.front());  // the plain query needs no routing label
+    } else {
+      FetchGroup(g, qs, out);
+    }
+  }
+  for (size_t i : singles) out[i] = Fetch(qs[i], now);
+  return out;
+}
+
+}  // namespace aiscale::monitor
