@@ -70,8 +70,8 @@ TEST(Validate, BadControllerConfigsNameThePlace) {
        "      replicas: 3\n"
        "      policy: {name: static}\n",
        false, "7:7: spec.workloads[0].replicas: ", "unknown field 'replicas'"},
-      {"unknown spec field", "  perod: 15s\n  workloads: []\n", false,
-       "4:3: spec.perod: ", "unknown field 'perod' (known: period, store, run_dir, server, sources, workloads)"},
+      {"unknown spec field", "  perod: 15s\n  workloads: []\n", false, "4:3: spec.perod: ",
+       "unknown field 'perod' (known: period, store, run_dir, server, sources, workloads)"},
       {"wrong type",
        "  workloads:\n"
        "    - name: a\n"

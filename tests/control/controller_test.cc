@@ -27,7 +27,6 @@ std::vector<Decision> CollectThenTick(Controller& ctl) {
   return ctl.Tick();
 }
 
-
 using aiscale::testing::FakeActuator;
 using aiscale::testing::FakeMetricSource;
 
