@@ -38,7 +38,8 @@ class Telemetry {
   // that left the config stops being reported).
   void Forget(std::string_view name, std::string_view label, std::string_view value);
 
-  // Current value of a counter or gauge series (0 when absent); for tests and the API.
+  // Current value of a counter or gauge series (0 when absent), or of
+  // aiscale_telemetry_misuse_total; for tests and the API.
   double Value(std::string_view name, const MetricLabels& labels) const;
   // Prometheus text format 0.0.4: # HELP, # TYPE, then series sorted by name and labels;
   // label values escaped (\\, \", \n); histograms as _bucket{le=...}, _sum, _count.
@@ -58,7 +59,11 @@ class Telemetry {
     std::vector<double> bounds;  // histogram upper bounds, ascending
     std::map<MetricLabels, Series> series;
   };
-  Family* Find(std::string_view name, Type type);
+  void Declare(std::string name, std::string help, Type type, std::vector<double> bounds);
+  // The series of `labels` in family `name` of type `type`, created on first use; null when
+  // the family is undeclared, of another type, or the labels are invalid. Caller holds mu_.
+  Series* Find(std::string_view name, Type type, const MetricLabels& labels);
+  static void RenderFamily(std::string& out, const std::string& name, const Family& f);
 
   mutable std::mutex mu_;
   std::map<std::string, Family, std::less<>> families_;
