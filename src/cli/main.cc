@@ -21,6 +21,7 @@ constexpr Command kCommands[] = {
     {"conformance", &aiscale::cli::Conformance,
      "evaluate HPA/KPA conformance vectors: conformance hpa|kpa FILE"},
     {"validate", &aiscale::cli::Validate, "check a config or scenario file and list every error"},
+    {"explain", &aiscale::cli::Explain, "the last decisions of a workload in words, newest first"},
 };
 
 int Usage(std::ostream& os, int code) {

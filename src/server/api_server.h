@@ -1,0 +1,75 @@
+// ApiServer: the daemon's HTTP endpoint (cpp-httplib) for probes, /metrics and the read-only
+// API over what the controller knows now (LiveView) and what it decided (Store).
+//
+//   GET /healthz                                200 "ok" while the process serves
+//   GET /readyz                                 200 once LiveView::Ready(), else 503
+//   GET /metrics                                Telemetry::RenderText (text format 0.0.4)
+//   GET /api/v1/workloads                       every workload in brief
+//   GET /api/v1/workloads/{name}                one workload: scale, last decision, signals
+//   GET /api/v1/workloads/{name}/decisions?limit=N   stored decisions, newest first
+//
+// {name} is namespace/name (its slash URL-encoded or not) or a plain name. Errors are JSON
+// {"error": {"code", "reason", "message"}}; any method but GET/HEAD gets 405. The server never
+// calls a policy and writes nothing. It counts requests in aiscale_api_requests_total.
+//
+// Lifetime: view, store and telemetry must outlive the server. Start binds and serves on a
+// thread of its own (plus httplib's worker pool); Stop (and the destructor) closes the
+// listener and joins every thread. Start/Stop are not to be called concurrently with each
+// other; handlers run concurrently with anything.
+//
+//   ApiServer api({.host = "0.0.0.0", .port = 9464}, view, store.get(), telemetry);
+//   RETURN_IF_ERROR(api.Start());
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "core/result.h"
+#include "core/store.h"
+#include "core/telemetry.h"
+#include "core/workload_view.h"
+
+namespace httplib {
+class Server;
+}
+
+namespace aiscale::server {
+
+struct ServerOptions {
+  std::string host = "127.0.0.1";
+  int port = 9464;  // 0: an ephemeral port, see ApiServer::port()
+};
+
+class ApiServer {
+ public:
+  // `store` may be null: the decisions endpoint then answers 503.
+  ApiServer(ServerOptions options, const LiveView& view, Store* store, Telemetry& telemetry);
+  ~ApiServer();
+  ApiServer(const ApiServer&) = delete;
+  ApiServer& operator=(const ApiServer&) = delete;
+
+  // Binds host:port and starts serving. kUnavailable naming host:port when the address is in
+  // use or cannot be bound; kConflict when already started.
+  Status Start();
+  // Stops accepting, finishes requests in flight, joins the threads; an idle keep-alive client
+  // or a stalled one delays it by at most about 2 s (httplib's timeouts). Idempotent.
+  void Stop();
+  // The bound port (the ephemeral one when options.port was 0); 0 before Start.
+  int port() const { return port_; }
+
+ private:
+  void Routes();
+
+  const ServerOptions options_;
+  const LiveView& view_;
+  Store* const store_;
+  Telemetry& telemetry_;
+  std::unique_ptr<httplib::Server> http_;
+  std::thread thread_;
+  std::atomic<bool> listening_done_{false};
+  int port_ = 0;
+};
+
+}  // namespace aiscale::server

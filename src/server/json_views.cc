@@ -1,0 +1,111 @@
+#include "server/json_views.h"
+
+#include <cmath>
+#include <ctime>
+
+namespace aiscale::server {
+namespace {
+
+// The workload's identity and scale, shared by the list and the detail.
+nlohmann::json Identity(const WorkloadView& w) {
+  return {{"key", w.ref.Key()},   {"name", w.ref.name}, {"namespace", w.ref.namespace_},
+          {"kind", w.ref.kind},   {"policy", w.policy}, {"engine", w.engine},
+          {"current", w.current}, {"ready", w.ready},   {"desired", w.desired}};
+}
+
+nlohmann::json WallJson(const Decision& d) {
+  const std::string wall = FormatWallTime(d.wall);
+  return wall.empty() ? nlohmann::json(nullptr) : nlohmann::json(wall);
+}
+
+}  // namespace
+
+std::string FormatWallTime(WallTime t) {
+  const auto since = t.time_since_epoch();
+  if (since.count() == 0) return "";
+  const auto secs = std::chrono::floor<std::chrono::seconds>(since);
+  const auto millis = std::chrono::duration_cast<std::chrono::milliseconds>(since - secs).count();
+  const std::time_t tt = static_cast<std::time_t>(secs.count());
+  std::tm tm{};
+  if (!gmtime_r(&tt, &tm)) return "";
+  char buf[40];
+  const size_t n = std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
+  char frac[8];
+  std::snprintf(frac, sizeof frac, ".%03dZ", static_cast<int>(millis));
+  return std::string(buf, n) + frac;
+}
+
+nlohmann::json WorkloadSummaryJson(const WorkloadView& w) {
+  nlohmann::json j = Identity(w);
+  if (!w.last) {
+    j["last_decision"] = nullptr;
+    j["last_decision_time"] = nullptr;
+    return j;
+  }
+  const Decision& d = *w.last;
+  j["last_decision"] = {
+      {"t_s", SinceEpochSeconds(d.at)},  {"recommended", d.recommendation.desired},
+      {"valid", d.recommendation.valid}, {"rule", d.recommendation.rule},
+      {"action", ActionName(d.action)},  {"summary", d.Summary()}};
+  j["last_decision_time"] = WallJson(d);
+  return j;
+}
+
+nlohmann::json SignalJson(const SignalView& s) {
+  nlohmann::json j = {{"name", s.name},
+                      {"source", s.source},
+                      {"status", SignalStatusName(s.status)},
+                      {"instances", s.instances}};
+  // A value that is not data is absent, not 0: a reader must not mistake it for a reading.
+  j["value"] = s.status == SignalStatus::kOk && std::isfinite(s.value) ? nlohmann::json(s.value)
+                                                                       : nlohmann::json(nullptr);
+  j["sum"] = s.status == SignalStatus::kOk && std::isfinite(s.sum) ? nlohmann::json(s.sum)
+                                                                   : nlohmann::json(nullptr);
+  j["age_s"] = s.age_s >= 0 ? nlohmann::json(s.age_s) : nlohmann::json(nullptr);
+  j["detail"] = s.detail;
+  return j;
+}
+
+nlohmann::json WorkloadDetailJson(const WorkloadView& w) {
+  nlohmann::json j = Identity(w);
+  j["last_decision"] = w.last ? ToJson(*w.last) : nlohmann::json(nullptr);
+  j["last_decision_time"] = w.last ? WallJson(*w.last) : nlohmann::json(nullptr);
+  nlohmann::json signals = nlohmann::json::array();
+  for (const SignalView& s : w.signals) signals.push_back(SignalJson(s));
+  j["signals"] = std::move(signals);
+  return j;
+}
+
+nlohmann::json DecisionListJson(const std::string& key, const std::vector<Decision>& decisions) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const Decision& d : decisions) list.push_back(ToJson(d));
+  return {{"workload", key}, {"count", decisions.size()}, {"decisions", std::move(list)}};
+}
+
+std::string_view ReasonOf(int http_status) {
+  switch (http_status) {
+    case 400:
+      return "BadRequest";
+    case 404:
+      return "NotFound";
+    case 405:
+      return "MethodNotAllowed";
+    case 500:
+      return "InternalError";
+    case 503:
+      return "ServiceUnavailable";
+    default:
+      return "Error";
+  }
+}
+
+nlohmann::json ErrorJson(int http_status, std::string_view message) {
+  return {
+      {"error", {{"code", http_status}, {"reason", ReasonOf(http_status)}, {"message", message}}}};
+}
+
+std::string Dump(const nlohmann::json& j) {
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+}  // namespace aiscale::server
