@@ -89,7 +89,7 @@ bool ParseExplainFlags(const Args& args, ExplainFlags& f) {
 // may still have decisions).
 Result<std::string> KeyInConfig(const ControllerConfig& cfg, const std::string& name) {
   std::vector<std::string> matches;
-  for (const ControllerWorkload& w : cfg.workloads) {
+  for (const WorkloadSpec& w : cfg.workloads) {
     if (w.ref.Key() == name) return name;
     if (w.ref.name == name) matches.push_back(w.ref.Key());
   }
@@ -105,9 +105,7 @@ Result<std::string> KeyInConfig(const ControllerConfig& cfg, const std::string& 
 Result<std::vector<Decision>> FromStore(const ExplainFlags& f) {
   config::ConfigErrors errors;
   const config::ConfigNode root = config::LoadConfigFile(f.config, errors);
-  auto registry = decide::PolicyRegistry::Default();
-  if (!registry.ok()) return registry.status();
-  auto cfg = errors.empty() ? ParseControllerConfig(root, *registry)
+  auto cfg = errors.empty() ? ParseControllerConfig(root)
                             : Result<ControllerConfig>(Status::Invalid("unreadable"));
   if (!cfg.ok()) {
     return Status::Invalid("unable to read controller config " + f.config + ":\n" +
