@@ -3,7 +3,8 @@
 # (vLLM metric names) behind balancer.py, a fake dcgm-exporter, and Prometheus scraping them
 # through file_sd. Load from loadgen.py through the balancer must show in Prometheus as
 # sum(vllm:num_requests_running) > 0, served by both replicas; the GPU utilisation set on the
-# fake exporter must show with its Hostname label; and no process may outlive the test.
+# fake exporter must show with its Hostname label; and no process may outlive the test. The
+# tools' own unit tests (tools/selftest.py) run first.
 # Skips only when /usr/bin/prometheus is absent.
 # Usage: prometheus_smoke.sh <aiscale binary (unused)> <source dir>
 set -u
@@ -29,6 +30,10 @@ check() { # check NAME CONDITION-COMMAND...
     itest_fail "$name"
   fi
 }
+
+# The tools themselves first (loadgen arithmetic, FIFO queue, drain, balancer failover, ...).
+selftest() { "$py" -B "$tools/selftest.py" >"$ITEST_TMP/selftest.log" 2>&1; }
+check "tools self-test ($tools/selftest.py)" selftest
 
 read -r m1 m2 lb dcgm prom <<<"$(free_ports 5)"
 for r in 1 2; do
