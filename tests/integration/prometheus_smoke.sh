@@ -15,7 +15,7 @@ if [ ! -x /usr/bin/prometheus ]; then
   echo "SKIP: /usr/bin/prometheus is not installed"
   exit 0
 fi
-# shellcheck source=lib/prometheus.sh
+# shellcheck source=tests/integration/lib/prometheus.sh
 source "$lib/prometheus.sh"
 itest_init
 py=$ITEST_PY

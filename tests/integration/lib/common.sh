@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Process bookkeeping for integration tests (bash; source it, do not run it).
 #
 # Every process a test starts is stopped by PID at the end, including the ones its children

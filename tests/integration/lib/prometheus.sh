@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # A real Prometheus (Debian's /usr/bin/prometheus, 2.42) for integration tests (bash; source it).
 # Sources common.sh (free_port, itest_* process bookkeeping); call itest_init first.
 #
@@ -22,7 +23,7 @@
 #   prom_targets PORT         one line per active target: job instance health last_error
 #   prom_stop                 SIGTERM by PID, waits (10s, then SIGKILL)
 
-# shellcheck source=common.sh
+# shellcheck source=tests/integration/lib/common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 PROM_BIN=${PROM_BIN:-/usr/bin/prometheus}
@@ -60,8 +61,8 @@ prom_start() {
   mkdir -p "$dir/data" || return 1
   PROM_DIR=$(cd "$dir" && pwd)
   printf '[]\n' >"$PROM_DIR/targets.json"
-  case "$targets" in
-    '[' | '['*) prom_set_targets "$targets" ;;
+  case "${targets#"${targets%%[![:space:]]*}"}" in # leading blanks do not count
+    '['*) prom_set_targets "$targets" ;;
     *.yml | *.yaml) cp "$targets" "$PROM_DIR/prometheus.yml" || return 1 ;;
     *)
       for w in ${targets//,/ }; do static+="${static:+, }\"$w\""; done
@@ -72,6 +73,7 @@ prom_start() {
     --web.listen-address="127.0.0.1:$port" --web.enable-lifecycle \
     --storage.tsdb.retention.time=1d >"$PROM_DIR/prometheus.log" 2>&1 &
   PROM_PID=$!
+  # shellcheck disable=SC2034 # for the caller
   PROM_PORT=$port
   PROM_URL="http://127.0.0.1:$port"
   itest_track "$PROM_PID"
