@@ -12,7 +12,8 @@ namespace aiscale {
 
 using Duration = std::chrono::nanoseconds;
 
-// The epoch of a TimePoint is arbitrary (boot for SystemClock, scenario start for SimClock).
+// The epoch of a TimePoint is the Unix epoch for SystemClock (wall-anchored, so stored times
+// survive a restart) and the scenario's start for SimClock.
 struct MonoEpoch {
   using duration = Duration;
   using rep = Duration::rep;
