@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstring>
+#include <unordered_map>
 
 namespace aiscale::monitor {
 
@@ -63,11 +64,15 @@ std::vector<const MetricFamily*> Exposition::FindFamilies(std::string_view name)
     return false;
   };
   std::vector<const MetricFamily*> out;
+  bool any_samples = false;
   for (const MetricFamily& f : families_) {
     if (f.name == name || (f.type == MetricType::kCounter && counter_alias(f.name))) {
       out.push_back(&f);
+      any_samples = any_samples || f.num_samples > 0;
     }
   }
+  // A declared-only entry (metadata whose samples came later) is noise next to the real one.
+  if (any_samples) std::erase_if(out, [](const MetricFamily* f) { return f->num_samples == 0; });
   return out;
 }
 
@@ -186,6 +191,7 @@ class ExpositionBuilder {
   // Parses a "quoted" string at p (p at the opening quote); leaves p after the closing quote.
   Status ParseQuoted(const char*& p, const char* end, std::string_view* out);
   Status StartFamily(std::string_view name, MetricType type);
+  Status StartSampleFamily(std::string_view name);
   Status Fail(std::string_view what) const {
     return Status::Invalid("line " + std::to_string(line_no_) + ": " + std::string(what));
   }
@@ -200,6 +206,8 @@ class ExpositionBuilder {
   // Metadata already seen for the current family (a second TYPE/HELP/UNIT is an error).
   bool cur_typed_ = false, cur_helped_ = false, cur_united_ = false;
   size_t sample_first_label_ = 0;  // where the sample being parsed starts in labels_
+  // Families started by a HELP/TYPE/UNIT line, by name (for samples that come later).
+  std::unordered_map<std::string_view, uint32_t> declared_;
 };
 
 Result<Exposition> ExpositionBuilder::Build() {
@@ -251,7 +259,10 @@ Status ExpositionBuilder::ParseComment(std::string_view rest) {
   if (name.empty()) return Fail(std::string(keyword) + " line without a metric name");
   MetricFamily* cur = Current();
   const bool same = cur != nullptr && cur->name == name && cur->num_samples == 0;
-  if (!same) RETURN_IF_ERROR(StartFamily(name, MetricType::kUntyped));
+  if (!same) {
+    RETURN_IF_ERROR(StartFamily(name, MetricType::kUntyped));
+    declared_[name] = static_cast<uint32_t>(families().size() - 1);
+  }
   cur = Current();
   if (keyword == "TYPE") {
     if (cur_typed_) return Fail("second TYPE line for metric " + std::string(name));
@@ -284,6 +295,27 @@ Status ExpositionBuilder::StartFamily(std::string_view name, MetricType type) {
   return Status::Ok();
 }
 
+// Some exposers print every HELP/TYPE block first and the samples after (dcgm-exporter 2.x
+// README output): a sample whose family was declared earlier and is still empty continues it
+// (a new family entry with the declared metadata, so samples stay contiguous per entry).
+Status ExpositionBuilder::StartSampleFamily(std::string_view name) {
+  static constexpr std::string_view kSuffixes[] = {
+      "", "_total", "_created", "_bucket", "_sum", "_count", "_info", "_gcount", "_gsum"};
+  for (std::string_view suffix : kSuffixes) {
+    if (!name.ends_with(suffix)) continue;
+    auto it = declared_.find(name.substr(0, name.size() - suffix.size()));
+    if (it == declared_.end()) continue;
+    const MetricFamily declared = families()[it->second];
+    if (declared.num_samples != 0 || !BelongsTo(name, declared)) continue;
+    RETURN_IF_ERROR(StartFamily(declared.name, declared.type));
+    Current()->help = declared.help;
+    Current()->unit = declared.unit;
+    declared_.erase(it);
+    return Status::Ok();
+  }
+  return StartFamily(name, MetricType::kUntyped);
+}
+
 Status ExpositionBuilder::ParseSample(std::string_view line) {
   if (e_.samples_.size() >= limits_.max_samples) {
     return Fail("more than " + std::to_string(limits_.max_samples) + " samples");
@@ -312,7 +344,7 @@ Status ExpositionBuilder::ParseSample(std::string_view line) {
   RETURN_IF_ERROR(ParseValueAndTimestamp(std::string_view(p, end - p), &s));
   MetricFamily* cur = Current();
   if (cur == nullptr || !BelongsTo(name, *cur)) {
-    RETURN_IF_ERROR(StartFamily(name, MetricType::kUntyped));
+    RETURN_IF_ERROR(StartSampleFamily(name));
     cur = Current();
   }
   s.family = static_cast<uint32_t>(families().size() - 1);

@@ -97,7 +97,9 @@ class Exposition {
   }
   // The value of label `name`; empty when absent (Prometheus treats the two alike).
   std::string_view Label(const Sample& s, std::string_view name) const;
-  // Families called `name`, in order (several only if the exposer interleaved them). A counter
+  // Families called `name`, in order (several only if the exposer interleaved them; a family
+  // declared by HELP/TYPE whose samples came after other families is continued by a second
+  // entry with the same metadata, and the empty declaration is then left out). A counter
   // is also found by its sample name: "x_total" finds family "x" and "x" finds "x_total".
   std::vector<const MetricFamily*> FindFamilies(std::string_view name) const;
 
