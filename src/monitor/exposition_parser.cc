@@ -1,6 +1,7 @@
 #include "monitor/exposition_parser.h"
 
 #include <array>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <cstring>
