@@ -227,21 +227,25 @@ FetchResult ScrapeSource::FetchTarget(const Target& t, const Plan& plan, const M
   auto points = plan.preset_signal != nullptr ? EvaluatePresetSignal(*plan.preset_signal, history)
                                               : EvaluateSelector(plan.selector, history);
   if (!points.ok()) return points.status();
+  return ToObservations(t, q.signal, *points);
+}
 
+std::vector<Observation> ScrapeSource::ToObservations(
+    const Target& t, const std::string& signal, const std::vector<SeriesPoint>& points) const {
   static const std::vector<std::string_view> kDefaultSeriesLabels = {
       "gpu", "UUID", "uuid", "pod", "engine", "rank", "model_name"};
-  const bool always = preset_ != nullptr && preset_->always_name_series;
-  const auto& preferred = preset_ != nullptr && !preset_->series_labels.empty()
-                              ? preset_->series_labels
-                              : kDefaultSeriesLabels;
-  const bool name_series = always || points->size() > 1;
-  const std::string label = name_series ? PickSeriesLabel(*points, preferred) : "";
+  const bool has_preset = preset_ != nullptr && !preset_->name.empty();
+  const auto& preferred =
+      has_preset && !preset_->series_labels.empty() ? preset_->series_labels : kDefaultSeriesLabels;
+  const bool name_series = (has_preset && preset_->always_name_series) || points.size() > 1;
+  const std::string label = name_series ? PickSeriesLabel(points, preferred) : "";
   std::vector<Observation> out;
-  for (const SeriesPoint& p : *points) {
+  for (const SeriesPoint& p : points) {
     Observation o;
-    o.signal = q.signal;
+    o.signal = signal;
     o.instance = t.instance;
-    if (!t.from_replica && preset_ != nullptr) {
+    // A fixed URL (a dcgm-exporter per node) says less than the node's own Hostname label.
+    if (has_preset && !t.from_replica) {
       for (std::string_view hl : preset_->host_labels) {
         if (const std::string* v = FindLabel(p, hl); v != nullptr && !v->empty()) {
           o.instance = *v;
@@ -251,10 +255,9 @@ FetchResult ScrapeSource::FetchTarget(const Target& t, const Plan& plan, const M
     }
     if (name_series) {
       const std::string* v = label.empty() ? nullptr : FindLabel(p, label);
-      std::string suffix =
-          v != nullptr
-              ? std::string(preset_ != nullptr ? preset_->series_prefix : std::string_view()) + *v
-              : DifferingLabels(p, *points);
+      const std::string suffix = v == nullptr ? DifferingLabels(p, points)
+                                 : has_preset ? std::string(preset_->series_prefix) + *v
+                                              : *v;
       if (!suffix.empty()) o.instance += "/" + suffix;
     }
     o.value = p.value;

@@ -109,6 +109,9 @@ class ScrapeSource final : public MetricSource {
   Result<std::vector<Target>> Targets(const WorkloadRef& w) const;
   Result<Plan> PlanFor(const MetricQuery& q) const;
   FetchResult FetchTarget(const Target& t, const Plan& plan, const MetricQuery& q, TimePoint now);
+  // One Observation per point, named after the target and the label telling points apart.
+  std::vector<Observation> ToObservations(const Target& t, const std::string& signal,
+                                          const std::vector<SeriesPoint>& points) const;
   // The target's history after making sure it holds a scrape at (about) `now`.
   Result<std::vector<Scrape>> ScrapeAt(const Target& t, TimePoint now, Duration timeout);
   Result<Scrape> ScrapeOnce(const std::string& url, TimePoint now, Duration timeout);

@@ -153,6 +153,28 @@ TEST_F(ScrapeSourceTest, PresetSignalsShareOneScrapePerRound) {
   EXPECT_EQ(server_.Requests("/metrics"), 2);
 }
 
+TEST_F(ScrapeSourceTest, ContentTypeChoosesTheFormat) {
+  // OpenMetrics timestamps are seconds, 0.0.4 ones milliseconds: the header decides.
+  server_.Set("/om", Reply{200, "a 5 1520879607.789\n# EOF\n",
+                           "application/openmetrics-text; version=1.0.0; charset=utf-8", false});
+  server_.Set("/prom", Reply{200, "a 5 1520879607789\n", "text/plain; version=0.0.4", false});
+  for (const std::string path : {"/om", "/prom"}) {
+    SCOPED_TRACE(path);
+    ScrapeSource src(FixedUrls({server_.Url(path)}), http_, nullptr);
+    auto got = src.Fetch(Query("a", "a"), AtSeconds(1));
+    ASSERT_TRUE(got.ok()) << got.status().message();
+    ASSERT_EQ(got->size(), 1u);
+    EXPECT_EQ((*got)[0].at, TimePoint(std::chrono::milliseconds(1520879607789)));
+  }
+  server_.Set("/vllm_om", Reply{200, ReadTestdata("vllm_openmetrics.txt"),
+                                "application/openmetrics-text; version=1.0.0", false});
+  ScrapeSource vllm(FixedUrls({server_.Url("/vllm_om")}, "vllm"), http_, nullptr);
+  auto kv = vllm.Fetch(Query("kv_cache_usage"), AtSeconds(1));
+  ASSERT_TRUE(kv.ok()) << kv.status().message();
+  ASSERT_EQ(kv->size(), 1u);
+  EXPECT_EQ((*kv)[0].value, 0.125);
+}
+
 TEST_F(ScrapeSourceTest, ConcurrentQueriesMakeOneRequest) {
   server_.SetBody("/metrics", ReadTestdata("vllm_v1.txt"));
   ScrapeSource src(FixedUrls({server_.Url("/metrics")}, "vllm"), http_, nullptr);
