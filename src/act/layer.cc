@@ -1,1 +1,0 @@
-// Placeholder so the layer library is never empty; removed when the layer has code.
