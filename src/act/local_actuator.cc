@@ -19,18 +19,6 @@ namespace {
 namespace fs = std::filesystem;
 constexpr Duration kLeftoverWait = Seconds(5);
 
-// "8 s", "0.4 s": whole seconds from 10 s up.
-std::string FormatSeconds(Duration d) {
-  const double s = std::max(0.0, ToSeconds(d));
-  char buf[32];
-  if (s >= 10 || s == std::floor(s)) {
-    std::snprintf(buf, sizeof buf, "%.0f s", std::round(s));
-  } else {
-    std::snprintf(buf, sizeof buf, "%.1f s", s);
-  }
-  return buf;
-}
-
 std::string DefaultRunDir() {
   const char* tmp = std::getenv("TMPDIR");
   const std::string base = tmp && *tmp ? tmp : "/tmp";
@@ -63,6 +51,18 @@ LocalActuator::LocalActuator(WorkloadRef ref, LocalTargetConfig cfg, Clock& cloc
 }
 
 LocalActuator::~LocalActuator() { Shutdown(); }
+
+// "8 s", "0.4 s": whole seconds from 10 s up.
+std::string LocalActuator::FormatSeconds(Duration d) {
+  const double s = std::max(0.0, ToSeconds(d));
+  char buf[32];
+  if (s >= 10 || s == std::floor(s)) {
+    std::snprintf(buf, sizeof buf, "%.0f s", std::round(s));
+  } else {
+    std::snprintf(buf, sizeof buf, "%.1f s", s);
+  }
+  return buf;
+}
 
 std::string LocalActuator::WorkloadFileName() const {
   std::string name = ref_.Key();

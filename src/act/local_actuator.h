@@ -51,7 +51,8 @@ class LocalActuator final : public Actuator {
 
   // Checks the command (exists, executable), the workdir, the run dir (writable) and the
   // initial replicas' ports (free); kills process groups a crashed previous aiscale recorded
-  // in the run dir; then starts the supervisor, which starts the initial replicas.
+  // in the run dir; then starts the supervisor, which starts the initial replicas (a desired
+  // count Applied before Start is replaced by initial_replicas).
   // kNotFound / kPermissionDenied / kUnavailable (port in use) / kConflict (started twice).
   Status Start();
 
@@ -117,6 +118,8 @@ class LocalActuator final : public Actuator {
   // Records a failure of replica r and when it may start again. Caller holds mu_.
   void RecordFailureLocked(Replica& r, std::string why, TimePoint now);
   std::string DetailLocked(TimePoint now) const;
+  // "8 s", "0.4 s": whole seconds from 10 s up.
+  static std::string FormatSeconds(Duration d);
   bool IndexBusyLocked(int index) const;
   std::string RecordPath(int replica) const;
   std::string WorkloadFileName() const;

@@ -2,11 +2,8 @@
 // (re)starts replicas with backoff and hands scale-downs to stopper threads. Each step copies
 // what it needs from the table under mu_, does its I/O unlocked, then writes back under mu_;
 // only this thread changes which process a replica runs, so the write-back checks the pid.
-#include <signal.h>
-
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <tuple>
 
 #include "act/local_actuator.h"
@@ -24,12 +21,6 @@ constexpr milliseconds kProbeTimeout(1000);
 // a kubelet resets its restart backoff), so one that dies right after an immediate readiness
 // keeps backing off.
 constexpr Duration kStableAfter = Seconds(10);
-
-std::string Seconds0(Duration d) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g s", std::round(ToSeconds(d) * 10) / 10);
-  return buf;
-}
 
 }  // namespace
 
@@ -109,7 +100,7 @@ void LocalActuator::EnforceReadyTimeout() {
     r.pid = 0;
     RecordFailureLocked(r,
                         "replica " + std::to_string(index) + " was not ready after " +
-                            Seconds0(cfg_.ready_timeout) + " and was stopped",
+                            FormatSeconds(cfg_.ready_timeout) + " and was stopped",
                         now);
     LaunchStopLocked(index, pid, /*pre_stop=*/false);
   }

@@ -38,7 +38,9 @@ struct LocalPreStop {
 };
 
 struct LocalTargetConfig {
-  // argv of each replica. A string command becomes {"/bin/sh", "-c", "exec <string>"}.
+  // argv of each replica. A string command becomes {"/bin/sh", "-c", "exec <string>"}: one
+  // command line whose program replaces the shell (so signals reach it); for a sequence of
+  // commands, use a script.
   std::vector<std::string> command;
   std::string workdir;  // default: the config file's directory, else the current directory
   std::vector<std::pair<std::string, std::string>> env;  // added to (and over) aiscale's own

@@ -429,6 +429,47 @@ TEST_F(LocalActuatorTest, StartKillsGroupsACrashedPreviousRunLeftBehind) {
   EXPECT_EQ(waitpid(*stranger, nullptr, 0), *stranger);
 }
 
+// A real "aiscale" (a forked copy of this test running an actuator) is SIGKILLed: its replicas
+// get SIGTERM from PR_SET_PDEATHSIG; one that ignores it is killed by the next Start, which
+// finds it recorded in the run dir.
+TEST_F(LocalActuatorTest, ReplicasDoNotOutliveAKilledAiscale) {
+  struct Case {
+    const char* name;
+    const char* flags;
+    bool survives_sigterm;
+  };
+  const std::vector<Case> cases = {{"honours SIGTERM", "", false},
+                                   {"ignores SIGTERM", ", --ignore-term", true}};
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    std::error_code ec;
+    fs::remove(dir_ + "/events-0", ec);
+    const LocalTargetConfig cfg = Config(std::string("  command: [/usr/bin/python3, $SCRIPT") +
+                                         c.flags + ", --events, '$DIR/events-{replica}']\n");
+    const pid_t aiscale = fork();
+    if (aiscale == 0) {
+      SystemClock clock;
+      CurlHttpClient http;
+      LocalActuator doomed(ref_, cfg, clock, http, 1);
+      if (!doomed.Start().ok()) _exit(2);
+      for (;;) pause();
+    }
+    ASSERT_GT(aiscale, 0);
+    ASSERT_TRUE(WaitFor([&] { return Count(Events(0), "start") == 1; }));
+    const pid_t replica = RecordedPids().at(0);
+    kill(aiscale, SIGKILL);
+    ASSERT_EQ(waitpid(aiscale, nullptr, 0), aiscale);
+    ASSERT_TRUE(WaitFor([&] { return Count(Events(0), "sigterm") == 1; }));
+    if (!c.survives_sigterm) {
+      EXPECT_TRUE(WaitFor([&] { return ProcessGone(replica); }));
+      continue;
+    }
+    EXPECT_FALSE(ProcessGone(replica));
+    ASSERT_TRUE(StartWith(cfg, 0).ok());
+    EXPECT_TRUE(ProcessGone(replica));
+  }
+}
+
 TEST_F(LocalActuatorTest, RecordsPidsInTheRunDirWhileRunning) {
   ASSERT_TRUE(StartWith(Config("  command: [/bin/sleep, '60']\n"), 2).ok());
   ASSERT_TRUE(WaitFor([&] { return actuator_->Pids().size() == 2u && ReadyIs(2, 2); }));
