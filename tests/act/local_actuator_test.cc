@@ -455,10 +455,14 @@ TEST_F(LocalActuatorTest, ReplicasDoNotOutliveAKilledAiscale) {
       for (;;) pause();
     }
     ASSERT_GT(aiscale, 0);
+    // Killed and reaped on every path, the failed ones included.
+    std::shared_ptr<void> reap(nullptr, [aiscale](void*) {
+      kill(aiscale, SIGKILL);
+      waitpid(aiscale, nullptr, 0);
+    });
     ASSERT_TRUE(WaitFor([&] { return Count(Events(0), "start") == 1; }));
     const pid_t replica = RecordedPids().at(0);
-    kill(aiscale, SIGKILL);
-    ASSERT_EQ(waitpid(aiscale, nullptr, 0), aiscale);
+    reap.reset();
     ASSERT_TRUE(WaitFor([&] { return Count(Events(0), "sigterm") == 1; }));
     if (!c.survives_sigterm) {
       EXPECT_TRUE(WaitFor([&] { return ProcessGone(replica); }));
