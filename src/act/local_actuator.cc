@@ -106,8 +106,10 @@ Status LocalActuator::CheckStartable(int initial) {
     return Status::NotFound("workdir " + cfg_.workdir + " is not a directory");
   }
   const std::string path = EnvPath(cfg_);
-  ASSIGN_OR_RETURN(std::string exe,
-                   ResolveExecutable(cfg_.Substitute(cfg_.command[0], 0), cfg_.workdir, path));
+  const std::string program = cfg_.ProgramFor(0);  // empty: a shell line we cannot check
+  Result<std::string> exe =
+      ResolveExecutable(program.empty() ? cfg_.ArgvFor(0)[0] : program, cfg_.workdir, path);
+  if (!exe.ok()) return exe.status();
   if (!cfg_.pre_stop.command.empty()) {
     Result<std::string> hook =
         ResolveExecutable(cfg_.Substitute(cfg_.pre_stop.command[0], 0), cfg_.workdir, path);

@@ -151,6 +151,7 @@ LocalTargetConfig LocalTargetConfig::Parse(const ConfigNode& t) {
                 "grace_period", "pre_stop", "restart_backoff", "log_dir", "run_dir"});
   t.Enum("engine", "local", {"local"});
   c.command = ParseCommand(t, "command");
+  c.shell_command = t.Child("command").raw().IsScalar();
   c.workdir = t.Has("workdir") ? ResolvePath(t, t.String("workdir", "")) : DefaultWorkdir(t);
   ParseEnv(t.Child("env"), c);
   c.base_port = t.Int("base_port", 0, config::Between(1, 65535));
@@ -198,6 +199,19 @@ std::vector<std::pair<std::string, std::string>> LocalTargetConfig::EnvFor(int r
   std::vector<std::pair<std::string, std::string>> out;
   for (const auto& [k, v] : env) out.emplace_back(k, Substitute(v, replica));
   return out;
+}
+
+
+std::string LocalTargetConfig::ProgramFor(int replica) const {
+  const std::vector<std::string> argv = ArgvFor(replica);
+  if (argv.empty()) return "";
+  if (!shell_command) return argv[0];
+  // argv is {"/bin/sh", "-c", "exec <line>"}.
+  const std::string line = argv.size() == 3 ? argv[2].substr(5) : "";
+  const size_t start = line.find_first_not_of(" \t");
+  if (start == std::string::npos) return "";
+  const std::string word = line.substr(start, line.find_first_of(" \t\n;&|<>", start) - start);
+  return word.find_first_of("'\"$`=\\*?[]{}()~#") == std::string::npos ? word : "";
 }
 
 }  // namespace aiscale::act

@@ -42,7 +42,8 @@ struct LocalTargetConfig {
   // command line whose program replaces the shell (so signals reach it); for a sequence of
   // commands, use a script.
   std::vector<std::string> command;
-  std::string workdir;  // default: the config file's directory, else the current directory
+  bool shell_command = false;  // `command` was a string, run by /bin/sh
+  std::string workdir;         // default: the config file's directory, else the current directory
   std::vector<std::pair<std::string, std::string>> env;  // added to (and over) aiscale's own
   int base_port = 0;  // replica i listens on base_port + i; 0: no ports
   LocalReadiness readiness;
@@ -64,6 +65,9 @@ struct LocalTargetConfig {
   // The argv and the extra environment of replica i, substituted.
   std::vector<std::string> ArgvFor(int replica) const;
   std::vector<std::pair<std::string, std::string>> EnvFor(int replica) const;
+  // The program replica i runs, so Start can check it exists: argv[0], or a shell command's
+  // first word when it is a plain word (no quotes, variables or assignments); else empty.
+  std::string ProgramFor(int replica) const;
 };
 
 }  // namespace aiscale::act

@@ -347,6 +347,8 @@ TEST_F(LocalActuatorTest, StartFailsClearlyWhenTheCommandDoesNotExist) {
       {"name in PATH", "[aiscale-no-such-server-xyz, --flag]", StatusCode::kNotFound,
        "command aiscale-no-such-server-xyz not found in PATH"},
       {"not executable", "[$DIR/c.txt]", StatusCode::kPermissionDenied, "is not an executable"},
+      {"string command", "'aiscale-no-such-server-xyz --port 1'", StatusCode::kNotFound,
+       "command aiscale-no-such-server-xyz not found in PATH"},
   };
   std::ofstream(dir_ + "/c.txt") << "not a program\n";
   for (const Case& c : cases) {

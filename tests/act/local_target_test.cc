@@ -132,6 +132,29 @@ TEST(LocalTargetConfig, StringCommandRunsInTheShellAndDefaultsHold) {
   EXPECT_TRUE(p.cfg.run_dir.empty());  // the caller chooses
 }
 
+TEST(LocalTargetConfig, ProgramForNamesWhatStartCanCheck) {
+  struct Case {
+    const char* name;
+    const char* command;
+    std::string want;
+  };
+  const std::vector<Case> cases = {
+      {"argv", "[/usr/bin/python3, srv.py]", "/usr/bin/python3"},
+      {"substituted argv", "['./srv-{replica}']", "./srv-2"},
+      {"plain shell line", "'python3 srv.py --port 1'", "python3"},
+      {"leading spaces", "'  ./run.sh; echo done'", "./run.sh"},
+      {"assignment first", "'CUDA_VISIBLE_DEVICES=0 python3 srv.py'", ""},
+      {"variable first", "'$HOME/bin/srv'", ""},
+      {"quoted first", "'\"my server\" --x'", ""},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    Parsed p = ParseTarget(std::string("target:\n  command: ") + c.command + "\n");
+    ASSERT_TRUE(p.errors.empty()) << AllErrors(p.errors);
+    EXPECT_EQ(p.cfg.ProgramFor(2), c.want);
+  }
+}
+
 TEST(LocalTargetConfig, ReadinessNoneAndNoFileKeepPathsAsGiven) {
   Parsed p =
       ParseTarget("target:\n  command: [srv]\n  readiness: {none: true}\n  workdir: w\n", "");
