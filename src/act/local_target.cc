@@ -201,7 +201,6 @@ std::vector<std::pair<std::string, std::string>> LocalTargetConfig::EnvFor(int r
   return out;
 }
 
-
 std::string LocalTargetConfig::ProgramFor(int replica) const {
   const std::vector<std::string> argv = ArgvFor(replica);
   if (argv.empty()) return "";
