@@ -1,0 +1,147 @@
+// LocalActuator: runs N replicas of a command on this machine (a single GPU box, end-to-end
+// tests, later torchrun agents), each in its own process group, and keeps them at the desired
+// count.
+//
+// Why a supervisor thread: Apply only records the desired count and wakes the supervisor, so a
+// controller tick never waits on process work; the supervisor reaps exits, probes readiness
+// (~0.5 s), enforces ready_timeout, restarts crashed replicas with exponential backoff and
+// starts scale-downs; each stop (pre-stop hook, SIGTERM, grace, SIGKILL to the group) runs on
+// a worker thread of its own. Scale-up takes the lowest free indices; scale-down removes the
+// highest. Children never outlive the actuator: PR_SET_PDEATHSIG covers a killed aiscale, pid
+// records in run_dir let the next Start kill what a crashed one left, and Shutdown (also run by
+// the destructor) stops and reaps every replica.
+//
+//   LocalActuator act(ref, LocalTargetConfig::Parse(node), clock, http, /*initial=*/1);
+//   RETURN_IF_ERROR(act.Start());   // kNotFound: no such command; kUnavailable: port in use
+//   act.Apply(ref, 3);              // returns at once
+//   act.Observe(ref)->ready;        // replicas whose readiness passes now
+//
+// Thread-safe: one mutex over the replica table, never held across I/O; Observe, Apply and
+// Endpoints do no I/O. The actuator serves exactly one workload (`ref`); other refs are
+// kNotFound.
+#pragma once
+
+#include <sys/types.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <list>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "act/local_target.h"
+#include "act/readiness.h"
+#include "core/actuator.h"
+#include "core/clock.h"
+#include "core/http.h"
+
+namespace aiscale::act {
+
+class LocalActuator final : public Actuator {
+ public:
+  LocalActuator(WorkloadRef ref, LocalTargetConfig cfg, Clock& clock, HttpClient& http,
+                int initial_replicas);
+  ~LocalActuator() override;  // Shutdown()
+  LocalActuator(const LocalActuator&) = delete;
+  LocalActuator& operator=(const LocalActuator&) = delete;
+
+  // Checks the command (exists, executable), the workdir, the run dir (writable) and the
+  // initial replicas' ports (free); kills process groups a crashed previous aiscale recorded
+  // in the run dir; then starts the supervisor, which starts the initial replicas (a desired
+  // count Applied before Start is replaced by initial_replicas).
+  // kNotFound / kPermissionDenied / kUnavailable (port in use) / kConflict (started twice).
+  Status Start();
+
+  std::string_view Name() const override { return "local"; }
+  // current = desired; ready = replicas whose readiness passes now; detail says why not.
+  Result<ScaleState> Observe(const WorkloadRef& ref) override;
+  // Records the desired count and wakes the supervisor; kInvalid when negative,
+  // kUnavailable after Shutdown.
+  Status Apply(const WorkloadRef& ref, int desired) override;
+  // Each running replica: {"<name>-<i>", "127.0.0.1", base_port + i, ready}.
+  Result<std::vector<ReplicaEndpoint>> Endpoints(const WorkloadRef& ref) override;
+  // Stops every replica (pre-stop, SIGTERM, grace, SIGKILL to the group), reaps them and
+  // stops the supervisor. Blocks until done. Idempotent.
+  void Shutdown() override;
+
+  // The pids of the replicas running now (being stopped included), for tests and status.
+  std::vector<pid_t> Pids() const;
+  // Where the actuator records pids and (by default) logs.
+  const std::string& run_dir() const { return cfg_.run_dir; }
+  // Replica i's log file.
+  std::string LogPath(int replica) const;
+
+ private:
+  struct Replica {
+    int index = 0;
+    pid_t pid = 0;  // 0: waiting to (re)start at next_start
+    TimePoint started_at{};
+    bool ready = false;
+    bool ever_ready = false;  // readiness passed since this process started
+    int failures = 0;         // crashes (or failed starts) in a row
+    TimePoint next_start{};
+    std::string last_error;  // "replica 2 exited with status 1"
+    LogScan log;             // log readiness: how far this process's output has been read
+    TimePoint next_probe{};
+  };
+  struct Stopper {
+    int index = 0;
+    pid_t pid = 0;
+    std::thread thread;
+    std::atomic<bool> done{false};
+  };
+  struct ProbeJob {
+    int index;
+    pid_t pid;
+    bool ever_ready;
+    LogScan log;
+  };
+
+  void SupervisorLoop();
+  void Tick();
+  void ReapExits();
+  void Probe();
+  void EnforceReadyTimeout();
+  void Reconcile();
+  void StartReplica(int index);
+  void JoinFinishedStoppers(bool all);
+  // Moves `pid` of replica `index` to a stopper thread. Caller holds mu_.
+  void LaunchStopLocked(int index, pid_t pid, bool pre_stop);
+  void StopReplica(int index, pid_t pid, bool pre_stop);
+  void RunPreStop(int index);
+  // Whether the replica in `job` is ready now; advances job.log.
+  bool ProbeOne(ProbeJob& job);
+  // Records a failure of replica r and when it may start again. Caller holds mu_.
+  void RecordFailureLocked(Replica& r, std::string why, TimePoint now);
+  std::string DetailLocked(TimePoint now) const;
+  // "8 s", "0.4 s": whole seconds from 10 s up.
+  static std::string FormatSeconds(Duration d);
+  bool IndexBusyLocked(int index) const;
+  std::string RecordPath(int replica) const;
+  std::string WorkloadFileName() const;
+  Status CheckStartable(int initial);
+  Status KillLeftovers();
+
+  const WorkloadRef ref_;
+  LocalTargetConfig cfg_;
+  Clock& clock_;
+  HttpClient& http_;
+  const int initial_replicas_;
+
+  mutable std::mutex mu_;
+  std::condition_variable wake_;
+  int desired_ = 0;
+  bool started_ = false;
+  bool shutting_down_ = false;
+  bool wake_pending_ = false;        // Apply or a stopper asked the supervisor to look now
+  std::map<int, Replica> replicas_;  // the replicas that should run, by index
+  std::list<Stopper> stoppers_;      // replicas being stopped (not current, not ready)
+  std::thread supervisor_;
+  std::mutex shutdown_mu_;  // serializes Shutdown callers
+};
+
+}  // namespace aiscale::act

@@ -1,0 +1,216 @@
+#include "act/local_target.h"
+
+#include <filesystem>
+
+namespace aiscale::act {
+namespace {
+
+namespace fs = std::filesystem;
+using config::ConfigNode;
+
+bool UsesPort(const std::string& s) { return s.find("{port}") != std::string::npos; }
+
+// A command as an argv list, or a string run by the shell (exec, so the shell's pid is the
+// replica's). Empty or non-string elements are errors at their index.
+std::vector<std::string> ParseCommand(const ConfigNode& parent, const std::string& key) {
+  const ConfigNode node = parent.Child(key);
+  if (!node.IsDefined()) {
+    parent.Error("missing required field '" + key + "'");
+    return {};
+  }
+  if (node.raw().IsScalar()) {
+    const std::string s = node.raw().Scalar();
+    if (s.empty()) node.Error("must not be empty");
+    return s.empty() ? std::vector<std::string>{}
+                     : std::vector<std::string>{"/bin/sh", "-c", "exec " + s};
+  }
+  if (!node.IsSequence()) {
+    node.Error("must be a list of strings (argv) or a string run with /bin/sh -c");
+    return {};
+  }
+  std::vector<std::string> argv;
+  for (const ConfigNode& item : node.Items()) {
+    if (!item.raw().IsScalar()) {
+      item.Error("must be a string");
+      continue;
+    }
+    argv.push_back(item.raw().Scalar());
+  }
+  if (argv.empty()) node.Error("must not be empty");
+  if (!argv.empty() && argv[0].empty()) node.Error("the program (first element) is empty");
+  return argv;
+}
+
+// A path relative to the config file's directory (or kept relative when there is no file).
+std::string ResolvePath(const ConfigNode& target, const std::string& path) {
+  if (path.empty() || fs::path(path).is_absolute()) return path;
+  const std::string file = target.file();
+  if (file.empty()) return path;
+  return (fs::path(file).parent_path() / path).lexically_normal().string();
+}
+
+std::string DefaultWorkdir(const ConfigNode& target) {
+  const std::string file = target.file();
+  if (file.empty()) return "";
+  const fs::path dir = fs::path(file).parent_path();
+  return dir.empty() ? std::string(".") : dir.string();
+}
+
+LocalReadiness ParseReadiness(const ConfigNode& node) {
+  LocalReadiness r;
+  if (!node.IsDefined()) return r;
+  node.CheckKnown({"http", "log", "none"});
+  const int kinds = node.Has("http") + node.Has("log") + node.Has("none");
+  if (kinds != 1) {
+    node.Error("must name exactly one of http, log, none");
+    return r;
+  }
+  if (node.Has("http")) {
+    r.kind = LocalReadiness::Kind::kHttp;
+    r.http_path = node.String("http", "/");
+    if (r.http_path.empty() || r.http_path[0] != '/') node.ErrorAt("http", "must start with /");
+  } else if (node.Has("log")) {
+    r.kind = LocalReadiness::Kind::kLog;
+    r.log_text = node.String("log", "");
+    if (r.log_text.empty()) node.ErrorAt("log", "must not be empty");
+  } else if (!node.Bool("none", true)) {
+    node.ErrorAt("none", "must be true (or name http or log instead)");
+  }
+  return r;
+}
+
+LocalPreStop ParsePreStop(const ConfigNode& node) {
+  LocalPreStop p;
+  if (!node.IsDefined()) return p;
+  node.CheckKnown({"http", "method", "command", "timeout"});
+  if (node.Has("http") == node.Has("command")) {
+    node.Error("must name exactly one of http, command");
+    return p;
+  }
+  p.timeout = Seconds(node.DurationSeconds("timeout", 30, config::Above(0)));
+  if (node.Has("http")) {
+    p.kind = LocalPreStop::Kind::kHttp;
+    p.http_path = node.String("http", "/");
+    if (p.http_path.empty() || p.http_path[0] != '/') node.ErrorAt("http", "must start with /");
+    p.method = node.Enum("method", "POST", {"GET", "POST", "PUT", "DELETE"});
+  } else {
+    if (node.Has("method")) node.ErrorAt("method", "applies only to an http pre_stop");
+    p.kind = LocalPreStop::Kind::kCommand;
+    p.command = ParseCommand(node, "command");
+  }
+  return p;
+}
+
+void ParseEnv(const ConfigNode& node, LocalTargetConfig& c) {
+  for (const auto& [key, value] : node.Entries()) {
+    if (!value.raw().IsScalar()) {
+      value.Error("must be a string");
+      continue;
+    }
+    if (key.empty() || key.find('=') != std::string::npos) value.Error("is not a valid name");
+    c.env.emplace_back(key, value.raw().Scalar());
+  }
+}
+
+// {port} needs base_port: each use is an error at the field that uses it.
+void CheckPortUses(const ConfigNode& t, const LocalTargetConfig& c) {
+  if (c.base_port > 0) return;
+  const std::string why = "uses {port} but base_port is not set";
+  for (const std::string& a : c.command) {
+    if (UsesPort(a)) {
+      t.ErrorAt("command", why);
+      break;
+    }
+  }
+  for (const auto& [key, value] : c.env) {
+    if (UsesPort(value)) t.Child("env").ErrorAt(key, why);
+  }
+  for (const std::string& a : c.pre_stop.command) {
+    if (UsesPort(a)) {
+      t.Child("pre_stop").ErrorAt("command", why);
+      break;
+    }
+  }
+  if (c.readiness.kind == LocalReadiness::Kind::kHttp) {
+    t.Child("readiness").ErrorAt("http", "needs base_port (the replica's port)");
+  }
+  if (c.pre_stop.kind == LocalPreStop::Kind::kHttp) {
+    t.Child("pre_stop").ErrorAt("http", "needs base_port (the replica's port)");
+  }
+}
+
+}  // namespace
+
+LocalTargetConfig LocalTargetConfig::Parse(const ConfigNode& t) {
+  LocalTargetConfig c;
+  if (!t.IsMap()) {
+    t.Error("must be a map with engine: local and command");
+    return c;
+  }
+  t.CheckKnown({"engine", "command", "workdir", "env", "base_port", "readiness", "ready_timeout",
+                "grace_period", "pre_stop", "restart_backoff", "log_dir", "run_dir"});
+  t.Enum("engine", "local", {"local"});
+  c.command = ParseCommand(t, "command");
+  c.shell_command = t.Child("command").raw().IsScalar();
+  c.workdir = t.Has("workdir") ? ResolvePath(t, t.String("workdir", "")) : DefaultWorkdir(t);
+  ParseEnv(t.Child("env"), c);
+  c.base_port = t.Int("base_port", 0, config::Between(1, 65535));
+  c.readiness = ParseReadiness(t.Child("readiness"));
+  c.ready_timeout = Seconds(t.DurationSeconds("ready_timeout", 60, config::Above(0)));
+  c.grace_period = Seconds(t.DurationSeconds("grace_period", 10, config::AtLeast(0)));
+  c.pre_stop = ParsePreStop(t.Child("pre_stop"));
+  const ConfigNode backoff = t.Child("restart_backoff");
+  backoff.CheckKnown({"initial", "max"});
+  const double initial = backoff.DurationSeconds("initial", 1, config::Above(0));
+  const double max = backoff.DurationSeconds("max", std::max(60.0, initial), config::Above(0));
+  if (max < initial) backoff.ErrorAt("max", "must be >= initial");
+  c.backoff_initial = Seconds(initial);
+  c.backoff_max = Seconds(std::max(max, initial));
+  c.log_dir = ResolvePath(t, t.String("log_dir", ""));
+  c.run_dir = ResolvePath(t, t.String("run_dir", ""));
+  CheckPortUses(t, c);
+  return c;
+}
+
+std::string LocalTargetConfig::Substitute(const std::string& text, int replica) const {
+  std::string out;
+  out.reserve(text.size());
+  for (size_t i = 0; i < text.size();) {
+    if (text.compare(i, 9, "{replica}") == 0) {
+      out += std::to_string(replica);
+      i += 9;
+    } else if (text.compare(i, 6, "{port}") == 0) {
+      out += std::to_string(PortFor(replica));
+      i += 6;
+    } else {
+      out += text[i++];
+    }
+  }
+  return out;
+}
+
+std::vector<std::string> LocalTargetConfig::ArgvFor(int replica) const {
+  std::vector<std::string> argv;
+  for (const std::string& a : command) argv.push_back(Substitute(a, replica));
+  return argv;
+}
+
+std::vector<std::pair<std::string, std::string>> LocalTargetConfig::EnvFor(int replica) const {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& [k, v] : env) out.emplace_back(k, Substitute(v, replica));
+  return out;
+}
+
+std::string LocalTargetConfig::ProgramFor(int replica) const {
+  const std::vector<std::string> argv = ArgvFor(replica);
+  if (argv.empty()) return "";
+  if (!shell_command) return argv[0];
+  // argv is {"/bin/sh", "-c", "exec <line>"}.
+  const std::string line = argv.size() == 3 ? argv[2].substr(5) : "";
+  const size_t start = line.find_first_not_of(" \t");
+  if (start == std::string::npos) return "";
+  const std::string word = line.substr(start, line.find_first_of(" \t\n;&|<>", start) - start);
+  return word.find_first_of("'\"$`=\\*?[]{}()~#") == std::string::npos ? word : "";
+}
+
+}  // namespace aiscale::act

@@ -1,0 +1,73 @@
+// LocalTargetConfig: the `target:` of a workload run as N local processes (engine: local).
+//
+// Parsed once at the edge (STYLE.md 7): every error is recorded at its field path in the
+// ConfigNode's ConfigErrors, unknown fields are rejected, and the caller checks the errors
+// before building a LocalActuator from the result. A plain value type; copy freely.
+//
+//   target: {engine: local, command: ["python3", "srv.py", "--port", "{port}"], base_port: 18100,
+//            readiness: {http: /health}, grace_period: 10s}
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/config/config_node.h"
+#include "core/time.h"
+
+namespace aiscale::act {
+
+// How a replica proves it is ready: an HTTP GET that answers 2xx, a substring in its
+// stdout/stderr, or nothing (ready once started).
+struct LocalReadiness {
+  enum class Kind { kNone, kHttp, kLog };
+  Kind kind = Kind::kNone;
+  std::string http_path;  // e.g. "/health", probed at http://127.0.0.1:{port}
+  std::string log_text;   // substring of the replica's log since its start
+};
+
+// What runs before SIGTERM on a scale-down: an HTTP call to the replica or a command.
+// It must succeed or time out before the replica is sent SIGTERM.
+struct LocalPreStop {
+  enum class Kind { kNone, kHttp, kCommand };
+  Kind kind = Kind::kNone;
+  std::string http_path;
+  std::string method = "POST";
+  std::vector<std::string> command;  // argv; {replica} and {port} substituted
+  Duration timeout = Seconds(30);
+};
+
+struct LocalTargetConfig {
+  // argv of each replica. A string command becomes {"/bin/sh", "-c", "exec <string>"}: one
+  // command line whose program replaces the shell (so signals reach it); for a sequence of
+  // commands, use a script.
+  std::vector<std::string> command;
+  bool shell_command = false;  // `command` was a string, run by /bin/sh
+  std::string workdir;         // default: the config file's directory, else the current directory
+  std::vector<std::pair<std::string, std::string>> env;  // added to (and over) aiscale's own
+  int base_port = 0;  // replica i listens on base_port + i; 0: no ports
+  LocalReadiness readiness;
+  Duration ready_timeout = Seconds(60);  // not ready by then: killed, restarted, counted a crash
+  Duration grace_period = Seconds(10);   // SIGTERM to SIGKILL of the process group
+  LocalPreStop pre_stop;
+  Duration backoff_initial = Seconds(1);  // crash loop: initial, doubling up to backoff_max
+  Duration backoff_max = Seconds(60);
+  std::string log_dir;  // <log_dir>/<workload>-<i>.log; default: run_dir
+  std::string run_dir;  // pid records; empty: the caller (or LocalActuator) chooses
+
+  // Reads `target` (a map); errors land in target.errors() at their field paths.
+  static LocalTargetConfig Parse(const config::ConfigNode& target);
+
+  // The port of replica i, or 0 when base_port is not set.
+  int PortFor(int replica) const { return base_port > 0 ? base_port + replica : 0; }
+  // `text` with every {replica} and {port} replaced by replica i's values.
+  std::string Substitute(const std::string& text, int replica) const;
+  // The argv and the extra environment of replica i, substituted.
+  std::vector<std::string> ArgvFor(int replica) const;
+  std::vector<std::pair<std::string, std::string>> EnvFor(int replica) const;
+  // The program replica i runs, so Start can check it exists: argv[0], or a shell command's
+  // first word when it is a plain word (no quotes, variables or assignments); else empty.
+  std::string ProgramFor(int replica) const;
+};
+
+}  // namespace aiscale::act
