@@ -69,6 +69,11 @@ class FakePrometheus {
     });
     port_ = server_.bind_to_any_port("127.0.0.1");
     thread_ = std::thread([this] { server_.listen_after_bind(); });
+    // stop() is a no-op until the accept loop runs; without this wait a quick test could
+    // stop the server before it started and then join a thread that never ends.
+    for (int i = 0; i < 5000 && !server_.is_running(); ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
   }
   ~FakePrometheus() {
     Release();
