@@ -381,6 +381,29 @@ TEST_F(PrometheusSourceTest, UnbatchableTemplatesGoOneByOne) {
   EXPECT_EQ(prom_.Requests().size(), 8u);
 }
 
+TEST_F(PrometheusSourceTest, IdenticalQueriesShareOneRequest) {
+  prom_.RespondWith(200, Testdata("promql_scalar.json"));
+  std::vector<MetricQuery> qs;
+  for (int w = 0; w < 5; ++w) {
+    qs.push_back(Query("cluster_gpus", R"(count(DCGM_FI_DEV_GPU_UTIL{namespace="{namespace}"}))",
+                       "w" + std::to_string(w)));
+  }
+  qs.push_back(Query("cluster_gpus", R"(count(DCGM_FI_DEV_GPU_UTIL{namespace="{namespace}"}))",
+                     "w9", "prod"));
+  qs.push_back(Query("nothing", "", "w0"));
+  PrometheusSource src(Config(), http_);
+  std::vector<FetchResult> out = src.FetchBatch(qs, TimePoint{});
+  EXPECT_EQ(prom_.Requests().size(), 2u);  // one per namespace
+  for (size_t i = 0; i + 1 < out.size(); ++i) {
+    ASSERT_TRUE(out[i].ok()) << out[i].status().message();
+    ASSERT_EQ(out[i]->size(), 1u);
+    EXPECT_EQ(out[i]->front().value, 2);
+  }
+  ASSERT_FALSE(out.back().ok());
+  EXPECT_TRUE(out.back().status().IsInvalid());
+  EXPECT_NE(out.back().status().message().find("no PromQL expression"), std::string::npos);
+}
+
 TEST_F(PrometheusSourceTest, ErrorsHaveKindsAndContext) {
   struct Case {
     std::string name;
