@@ -559,6 +559,36 @@ TEST_F(PrometheusSourceTest, BearerTokenSentRereadAndNeverInErrors) {
   EXPECT_EQ(prom_.Requests().size(), before);
 }
 
+TEST_F(PrometheusSourceTest, ServesSeveralThreadsAtOnce) {
+  TempDir dir;
+  dir.Write("token", "concurrent-token-value");
+  prom_.RespondWith(200, Testdata("promql_vector_by_deployment.json"));
+  PrometheusSourceConfig cfg = Config();
+  cfg.bearer_token_file = (dir.path() / "token").string();
+  PrometheusSource src(cfg, http_);
+  const std::string tmpl = R"(sum by (pod, deployment) (x{deployment="{workload}"}))";
+  std::atomic<int> ok{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 6; ++t) {
+    threads.emplace_back([&, t] {
+      for (int k = 0; k < 10; ++k) {
+        if (t % 2 == 0) {
+          ok += src.Fetch(Query("s", tmpl, "llm-a"), TimePoint{}).ok();
+        } else {
+          auto out =
+              src.FetchBatch({Query("s", tmpl, "llm-a"), Query("s", tmpl, "llm.b-2")}, TimePoint{});
+          ok += out[0].ok() && out[1].ok() && out[1]->size() == 1;
+        }
+      }
+    });
+  }
+  for (std::thread& th : threads) th.join();
+  EXPECT_EQ(ok.load(), 60);
+  const auto reqs = prom_.Requests();
+  EXPECT_EQ(reqs.size(), 60u);
+  for (const Seen& s : reqs) EXPECT_EQ(s.authorization, "Bearer concurrent-token-value");
+}
+
 TEST(PrometheusSourceConfigTest, Parses) {
   config::ConfigErrors errs;
   config::ConfigNode node = config::ParseConfig(R"(
