@@ -56,15 +56,15 @@ Status Malformed(const std::string& what) {
   return Status::Invalid("malformed prometheus response: " + what);
 }
 
+// Unix seconds; bounded so that converting to int64 nanoseconds cannot overflow.
 bool ToTimestamp(const json& j, double& out) {
+  constexpr double kMaxAbs = 9e9;  // the year 2255
   if (j.is_number()) {
     out = j.get<double>();
-    return std::isfinite(out);
+  } else if (!j.is_string() || !ParsePromValue(j.get_ref<const std::string&>(), out)) {
+    return false;
   }
-  if (j.is_string()) {
-    return ParsePromValue(j.get_ref<const std::string&>(), out) && std::isfinite(out);
-  }
-  return false;
+  return std::isfinite(out) && std::abs(out) < kMaxAbs;
 }
 
 // [<unix_time>, "<sample_value>"]
