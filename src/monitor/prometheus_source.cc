@@ -171,12 +171,16 @@ Status PrometheusSource::BearerToken(std::string& token) {
   std::lock_guard<std::mutex> lock(token_mu_);
   if (!token_loaded_ || !(stamp == token_stamp_)) {
     std::ifstream in(path, std::ios::binary);
+    if (!in.is_open()) {
+      return Status::Unavailable("unable to read bearer_token_file " + path + ": " +
+                                 std::strerror(errno));
+    }
     std::ostringstream text;
     text << in.rdbuf();
     std::string t = text.str();
     t.erase(0, t.find_first_not_of(" \t\r\n"));
     t.erase(t.find_last_not_of(" \t\r\n") + 1);
-    if (!in || t.empty()) return Status::Unavailable("bearer_token_file " + path + " is empty");
+    if (t.empty()) return Status::Unavailable("bearer_token_file " + path + " is empty");
     token_ = std::move(t);
     token_stamp_ = stamp;
     token_loaded_ = true;
