@@ -46,6 +46,11 @@ void ReplaceAll(std::string& s, std::string_view from, std::string_view to) {
   }
 }
 
+// Belt and braces: no message may carry the bearer token, even if a server echoes it back.
+void Redact(std::string& message, const std::string& token) {
+  if (token.size() >= 8) ReplaceAll(message, token, "<redacted>");
+}
+
 // `pod`, else `instance`, else the labels but __name__ as "k=v,k=v", else empty.
 std::string InstanceOf(const PromSeries& s) {
   if (const std::string* pod = s.Label("pod")) return *pod;
@@ -166,12 +171,16 @@ Status PrometheusSource::BearerToken(std::string& token) {
   std::lock_guard<std::mutex> lock(token_mu_);
   if (!token_loaded_ || !(stamp == token_stamp_)) {
     std::ifstream in(path, std::ios::binary);
+    if (!in.is_open()) {
+      return Status::Unavailable("unable to read bearer_token_file " + path + ": " +
+                                 std::strerror(errno));
+    }
     std::ostringstream text;
     text << in.rdbuf();
     std::string t = text.str();
     t.erase(0, t.find_first_not_of(" \t\r\n"));
     t.erase(t.find_last_not_of(" \t\r\n") + 1);
-    if (!in || t.empty()) return Status::Unavailable("bearer_token_file " + path + " is empty");
+    if (t.empty()) return Status::Unavailable("bearer_token_file " + path + " is empty");
     token_ = std::move(t);
     token_stamp_ = stamp;
     token_loaded_ = true;
@@ -205,7 +214,7 @@ PrometheusSource::Answer PrometheusSource::Query(const std::string& promql, Dura
     // The transport names the URL; keep the message short (no 8 KB query) and token-free.
     std::string m = resp.status().message();
     ReplaceAll(m, req.url, query_url_);
-    ReplaceAll(m, token, "<redacted>");
+    Redact(m, token);
     return {Status::FromCode(resp.status().code(), m), {}};
   }
   PromParseLimits limits;
@@ -213,24 +222,54 @@ PrometheusSource::Answer PrometheusSource::Query(const std::string& promql, Dura
   Result<PromQueryResult> parsed = ParsePromQueryResponse(resp->body, resp->status, limits);
   if (!parsed.ok()) {
     std::string m = parsed.status().message();
-    ReplaceAll(m, token, "<redacted>");
+    Redact(m, token);
     return {Status::FromCode(parsed.status().code(), m), {}};
   }
   return {Status::Ok(), std::move(parsed).value()};
 }
 
-FetchResult PrometheusSource::Fetch(const MetricQuery& q, TimePoint /*now*/) {
+Result<std::string> PrometheusSource::Expanded(const MetricQuery& q) const {
   if (q.expression.empty()) {
     return Status::Invalid(Wrap(q, Status::Invalid("the signal has no PromQL expression")));
   }
   Result<std::string> promql = ExpandTemplate(q.expression, q.workload);
   if (!promql.ok()) return Status::Invalid(Wrap(q, promql.status()));
-  Answer a = Query(*promql, TimeoutOf(q, cfg_.timeout));
+  return promql;
+}
+
+FetchResult PrometheusSource::Convert(const Answer& a, const MetricQuery& q) const {
   if (!a.status.ok()) return Status::FromCode(a.status.code(), Wrap(q, a.status));
   std::vector<Observation> out;
   out.reserve(a.result.series.size());
   for (const PromSeries& s : a.result.series) out.push_back(ToObservation(s, q.signal));
   return out;
+}
+
+FetchResult PrometheusSource::Fetch(const MetricQuery& q, TimePoint /*now*/) {
+  Result<std::string> promql = Expanded(q);
+  if (!promql.ok()) return promql.status();
+  return Convert(Query(*promql, TimeoutOf(q, cfg_.timeout)), q);
+}
+
+void PrometheusSource::FetchEach(const std::vector<size_t>& idx, const std::vector<MetricQuery>& qs,
+                                 std::vector<FetchResult>& out) {
+  // Identical expansions (a template without {workload}, two signals with one expression)
+  // share one request.
+  std::map<std::string, std::vector<size_t>> by_promql;
+  for (size_t i : idx) {
+    Result<std::string> promql = Expanded(qs[i]);
+    if (promql.ok()) {
+      by_promql[*promql].push_back(i);
+    } else {
+      out[i] = promql.status();
+    }
+  }
+  for (const auto& [promql, members] : by_promql) {
+    Duration timeout = cfg_.timeout;
+    for (size_t i : members) timeout = std::min(timeout, TimeoutOf(qs[i], cfg_.timeout));
+    const Answer a = Query(promql, timeout);
+    for (size_t i : members) out[i] = Convert(a, qs[i]);
+  }
 }
 
 void PrometheusSource::FetchGroup(const Group& g, const std::vector<MetricQuery>& qs,
@@ -256,12 +295,11 @@ void PrometheusSource::FetchGroup(const Group& g, const std::vector<MetricQuery>
     for (const PromSeries& s : a.result.series) {
       const std::string* name = s.Label(g.plan.label);
       if (name == nullptr) {
-        a.status = Status::Invalid(
-            "the batched query returned a series without the label '" + g.plan.label +
-            "', so it cannot tell the workloads apart; keep " + g.plan.label +
-            " in the aggregation, e.g. sum by (pod, " + g.plan.label +
-            ") (...), or set "
-            "batch: false on the source");
+        const std::string& l = g.plan.label;
+        a.status = Status::Invalid("the batched query returned a series without the label '" + l +
+                                   "', so it cannot tell the workloads apart; keep " + l +
+                                   " in the aggregation, e.g. sum by (pod, " + l +
+                                   ") (...), or set batch: false on the source");
         break;
       }
       auto it = by_name.find(*name);
@@ -274,7 +312,7 @@ void PrometheusSource::FetchGroup(const Group& g, const std::vector<MetricQuery>
 }
 
 std::vector<FetchResult> PrometheusSource::FetchBatch(const std::vector<MetricQuery>& qs,
-                                                      TimePoint now) {
+                                                      TimePoint /*now*/) {
   std::vector<FetchResult> out(qs.size(), FetchResult(std::vector<Observation>{}));
   std::map<std::string, Group> groups;
   std::vector<size_t> singles;
@@ -296,7 +334,7 @@ std::vector<FetchResult> PrometheusSource::FetchBatch(const std::vector<MetricQu
       FetchGroup(g, qs, out);
     }
   }
-  for (size_t i : singles) out[i] = Fetch(qs[i], now);
+  FetchEach(singles, qs, out);
   return out;
 }
 

@@ -58,6 +58,12 @@ class PrometheusSource final : public MetricSource {
   // Sends one PromQL query; the raw body parsed, or why not (cause only, not yet wrapped).
   struct Answer;
   Answer Query(const std::string& promql, Duration timeout);
+  // The query's PromQL for its workload, or a wrapped kInvalid.
+  Result<std::string> Expanded(const MetricQuery& q) const;
+  FetchResult Convert(const Answer& a, const MetricQuery& q) const;
+  // Answers `idx` one request per distinct expanded query.
+  void FetchEach(const std::vector<size_t>& idx, const std::vector<MetricQuery>& qs,
+                 std::vector<FetchResult>& out);
   void FetchGroup(const Group& g, const std::vector<MetricQuery>& qs,
                   std::vector<FetchResult>& out);
   Status BearerToken(std::string& token);

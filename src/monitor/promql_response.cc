@@ -14,13 +14,12 @@ namespace {
 using nlohmann::json;
 
 // A short, printable excerpt of a body for error messages (an HTML error page, say).
-std::string Excerpt(std::string_view body) {
-  constexpr size_t kMax = 200;
+std::string Excerpt(std::string_view body, size_t max = 200) {
   std::string out;
-  for (char c : body.substr(0, kMax)) {
+  for (char c : body.substr(0, max)) {
     out += (static_cast<unsigned char>(c) < 0x20) ? ' ' : c;
   }
-  if (body.size() > kMax) out += "...";
+  if (body.size() > max) out += "...";
   return out.empty() ? "(empty body)" : out;
 }
 
@@ -57,15 +56,15 @@ Status Malformed(const std::string& what) {
   return Status::Invalid("malformed prometheus response: " + what);
 }
 
+// Unix seconds; bounded so that converting to int64 nanoseconds cannot overflow.
 bool ToTimestamp(const json& j, double& out) {
+  constexpr double kMaxAbs = 9e9;  // the year 2255
   if (j.is_number()) {
     out = j.get<double>();
-    return std::isfinite(out);
+  } else if (!j.is_string() || !ParsePromValue(j.get_ref<const std::string&>(), out)) {
+    return false;
   }
-  if (j.is_string()) {
-    return ParsePromValue(j.get_ref<const std::string&>(), out) && std::isfinite(out);
-  }
-  return false;
+  return std::isfinite(out) && std::abs(out) < kMaxAbs;
 }
 
 // [<unix_time>, "<sample_value>"]
@@ -210,8 +209,9 @@ bool ParsePromValue(std::string_view s, double& out) {
 
 Status StatusFromPromError(std::string_view error_type, std::string_view message, int http_status) {
   const std::string type = error_type.empty() ? "error" : std::string(error_type);
-  const std::string m = "prometheus answered HTTP " + std::to_string(http_status) + " " + type +
-                        ": " + (message.empty() ? "(no message)" : Excerpt(message));
+  const std::string m =
+      "prometheus answered HTTP " + std::to_string(http_status) + " " + type + ": " +
+      (message.empty() ? "(no message)" : Excerpt(message, 1024));  // the why comes last
   if (error_type == "bad_data") return Status::Invalid(m);
   if (error_type == "timeout") return Status::DeadlineExceeded(m);
   if (error_type == "not_found") return Status::NotFound(m);

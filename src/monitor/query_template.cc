@@ -69,6 +69,10 @@ std::vector<Placeholder> FindPlaceholders(std::string_view t) {
       if (c == '"' || c == '\'' || c == '`') {
         lit = Literal{c, i, "", "", 0};
         ReadMatcher(t, i, lit);
+      } else if (c == '#') {
+        // A comment, which Prometheus ignores: its quotes (a "don't") open no literal and its
+        // placeholders are left alone.
+        while (i + 1 < t.size() && t[i + 1] != '\n') ++i;
       }
     } else if (c == '\\' && lit.quote != '`') {
       ++i;  // an escaped character never closes the literal

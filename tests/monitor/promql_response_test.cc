@@ -1,5 +1,6 @@
-// Tables over real-shaped /api/v1/query payloads (tests/monitor/testdata/promql_*.json, taken
-// from prometheus docs/querying/api.md and web/api/v1/api.go error envelopes).
+// Tables over real /api/v1/query payloads (tests/monitor/testdata/promql_*.json): examples from
+// prometheus docs/querying/api.md and web/api/v1/api.go error envelopes, and *_2_42.json
+// captured from a local Prometheus 2.42 (Debian 12) with curl.
 #include "monitor/promql_response.h"
 
 #include <gtest/gtest.h>
@@ -66,6 +67,14 @@ TEST(PromQueryResponse, ParsesRealPayloads) {
         {"pod", "d", 1733203200, 1.5e-7},
         {"pod", "e", 1733203200, -0.25}}},
       {"warnings kept", "promql_warnings.json", "vector", {{"pod", "llm-0", 1733203200.5, 12}}, 1},
+      {"captured from Prometheus 2.42",
+       "promql_vector_prometheus_2_42.json",
+       "vector",
+       {{"job", "llm.v2-a", 1796277529.078, 1}, {"job", "prometheus", 1796277529.078, 1}}},
+      {"matrix captured from Prometheus 2.42",
+       "promql_matrix_prometheus_2_42.json",
+       "matrix",
+       {{"job", "llm.v2-a", 1796277528.845, 1}, {"job", "prometheus", 1796277528.519, 1}}},
       {"native histogram skipped",
        "promql_native_histogram.json",
        "vector",
@@ -130,6 +139,16 @@ TEST(PromQueryResponse, ErrorsHaveKindsAndSayWhy) {
        422,
        StatusCode::kUnavailable,
        {"execution", "many-to-one matching"}},
+      {"422 execution, Prometheus 2.42",
+       Testdata("promql_error_execution_2_42.json"),
+       422,
+       StatusCode::kUnavailable,
+       {"many-to-many matching not allowed"}},
+      {"400 bad escape, Prometheus 2.42",
+       Testdata("promql_error_bad_escape_2_42.json"),
+       400,
+       StatusCode::kInvalid,
+       {"unknown escape sequence"}},
       {"503 timeout",
        Testdata("promql_error_timeout.json"),
        503,
@@ -198,6 +217,11 @@ TEST(PromQueryResponse, ErrorsHaveKindsAndSayWhy) {
        {"metric.a"}},
       {"bad timestamp",
        R"({"status":"success","data":{"resultType":"scalar","result":[true,"2"]}})",
+       200,
+       StatusCode::kInvalid,
+       {"timestamp"}},
+      {"timestamp out of range",
+       R"({"status":"success","data":{"resultType":"scalar","result":[1e300,"2"]}})",
        200,
        StatusCode::kInvalid,
        {"timestamp"}},

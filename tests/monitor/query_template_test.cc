@@ -39,6 +39,9 @@ TEST(QueryTemplate, Expands) {
       {"escaped quote does not end the literal", R"(a{x="\"{workload}"})", Ref("", "w\""),
        R"(a{x="\"w\""})"},
       {"empty namespace", R"(a{ns="{namespace}"})", Ref("", "w"), R"(a{ns=""})"},
+      {"comment: quotes and placeholders left alone",
+       "a{x=\"{workload}\"} # don't {workload}\n+ b{y='{namespace}'}", Ref("n", "w"),
+       "a{x=\"w\"} # don't {workload}\n+ b{y='n'}"},
       {"label_replace argument", R"(label_replace(up, "dst", "{workload}", "", ""))",
        Ref("", "a.b"), R"(label_replace(up, "dst", "a.b", "", ""))"},
   };
@@ -81,6 +84,8 @@ TEST(QueryTemplate, DetectsBatchableTemplates) {
       {"spaces around =", R"(x{ deployment = "{workload}" })", true, "deployment"},
       {"with namespace", R"(x{namespace="{namespace}", app="{workload}"})", true, "app"},
       {"single quotes", R"(x{app='{workload}'})", true, "app"},
+      {"placeholder in a comment does not count", "x{app=\"{workload}\"} # by {workload}", true,
+       "app"},
       {"no placeholder", "sum(up)", false, ""},
       {"regex matcher", R"(x{pod=~"{workload}-.*"})", false, ""},
       {"not-equal matcher", R"(x{app!="{workload}"})", false, ""},
