@@ -1,10 +1,37 @@
 #include "act/actuator_registry.h"
 
+#include "act/local_actuator.h"
+
 namespace aiscale::act {
+namespace {
+
+// Each parser validates its fields once and captures the typed config in the factory.
+Result<TargetSpec> ParseLocal(const config::ConfigNode& node) {
+  const size_t before = node.errors()->size();
+  LocalTargetConfig cfg = LocalTargetConfig::Parse(node);
+  if (node.errors()->size() > before) return Status::Invalid("see config errors");
+  TargetSpec t{"local", nullptr};
+  t.make = [cfg](const WorkloadRef& ref, int initial,
+                 const BuildEnv& env) -> Result<std::unique_ptr<Actuator>> {
+    if (!env.clock || !env.http) {
+      return Status::Internal("local target of " + ref.Key() + " needs a clock and HTTP client");
+    }
+    LocalTargetConfig c = cfg;
+    if (c.run_dir.empty() && !env.run_dir.empty()) c.run_dir = env.run_dir + "/local";
+    auto a = std::make_unique<LocalActuator>(ref, c, *env.clock, *env.http, initial);
+    RETURN_IF_ERROR(a->Start().Wrap("unable to start local replicas of " + ref.Key()));
+    return std::unique_ptr<Actuator>(std::move(a));
+  };
+  return t;
+}
+
+}  // namespace
 
 Result<ActuatorRegistry> DefaultActuatorRegistry() {
   // One line per engine. Keep alphabetical.
-  return ActuatorRegistry::FromEntries("engine", {});
+  return ActuatorRegistry::FromEntries("engine", {
+                                                     {"local", &ParseLocal},
+                                                 });
 }
 
 }  // namespace aiscale::act

@@ -1,6 +1,7 @@
 #include "monitor/source_registry.h"
 
 #include "monitor/prometheus_source.h"
+#include "monitor/scrape_source.h"
 
 namespace aiscale::monitor {
 namespace {
@@ -19,12 +20,26 @@ Result<SourceSpec> ParsePrometheus(const config::ConfigNode& node) {
   return s;
 }
 
+Result<SourceSpec> ParseScrape(const config::ConfigNode& node) {
+  const size_t before = node.errors()->size();
+  ScrapeSourceConfig cfg = ScrapeSourceConfig::Parse(node);
+  if (node.errors()->size() > before) return Status::Invalid("see config errors");
+  SourceSpec s{cfg.name, "scrape", nullptr};
+  s.make = [cfg](const BuildEnv& env) -> Result<std::unique_ptr<MetricSource>> {
+    if (!env.http) return Status::Internal("scrape source " + cfg.name + " needs an HTTP client");
+    return std::unique_ptr<MetricSource>(
+        std::make_unique<ScrapeSource>(cfg, *env.http, env.endpoints));
+  };
+  return s;
+}
+
 }  // namespace
 
 Result<SourceRegistry> DefaultSourceRegistry() {
   // One line per source type. Keep alphabetical.
   return SourceRegistry::FromEntries("type", {
                                                  {"prometheus", &ParsePrometheus},
+                                                 {"scrape", &ParseScrape},
                                              });
 }
 
