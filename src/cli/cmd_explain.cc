@@ -227,7 +227,7 @@ std::string Done(const Decision& d) {
 
 // One decision as a short paragraph.
 void Describe(std::ostream& os, const Decision& d) {
-  const std::string wall = server::FormatWallTime(d.wall);
+  const std::string wall = FormatWallTime(d.wall);
   os << (wall.empty() ? "" : wall + " ") << "(t=" << Num(SinceEpochSeconds(d.at)) << "s)  "
      << d.workload << "  policy " << d.policy << "  scale " << d.current << " (" << d.ready
      << " ready)\n";

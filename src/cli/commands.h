@@ -15,6 +15,7 @@ int Conformance(const Args& args);            // cmd_conformance.cc
 int ConformanceHpa(const std::string& file);  // conformance_hpa.cc
 int ConformanceKpa(const std::string& file);  // conformance_kpa.cc
 int Validate(const Args& args);               // cmd_validate.cc
+int Run(const Args& args);                    // cmd_run.cc
 int Explain(const Args& args);                // cmd_explain.cc
 
 }  // namespace aiscale::cli

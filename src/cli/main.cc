@@ -20,6 +20,8 @@ constexpr Command kCommands[] = {
     {"simulate", &aiscale::cli::Simulate, "run a scenario file with policies side by side"},
     {"conformance", &aiscale::cli::Conformance,
      "evaluate HPA/KPA conformance vectors: conformance hpa|kpa FILE"},
+    {"run", &aiscale::cli::Run,
+     "run the controller live on a ControllerConfig: run -c FILE [--dry-run] [--once]"},
     {"validate", &aiscale::cli::Validate, "check a config or scenario file and list every error"},
     {"explain", &aiscale::cli::Explain, "the last decisions of a workload in words, newest first"},
 };

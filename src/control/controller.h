@@ -61,6 +61,8 @@ struct ControllerOptions {
   // Stamp each Decision with the clock's wall time. The simulator turns it off: its decision
   // logs carry virtual time only.
   bool stamp_wall_time = true;
+  // Decide and record exactly as live, and never call Apply (`aiscale run --dry-run`).
+  bool dry_run = false;
 };
 
 class Controller {

@@ -18,10 +18,17 @@ std::string_view ActionName(Action a) {
 
 std::string Decision::Summary() const {
   std::ostringstream os;
-  os << workload << " t=" << SinceEpochSeconds(at) << "s " << policy << ": current=" << current
-     << " ready=" << ready << " recommended=" << recommendation.desired
-     << (recommendation.valid ? "" : " (invalid)") << " [" << recommendation.rule << "] "
-     << recommendation.reason << "; stabilized=" << stabilized;
+  const std::string when = FormatWallTime(wall);
+  os << workload;
+  if (when.empty()) {
+    os << " t=" << SinceEpochSeconds(at) << "s ";
+  } else {
+    os << " " << when << " ";
+  }
+  os << policy << ": current=" << current << " ready=" << ready
+     << " recommended=" << recommendation.desired << (recommendation.valid ? "" : " (invalid)")
+     << " [" << recommendation.rule << "] " << recommendation.reason
+     << "; stabilized=" << stabilized;
   if (!stabilize_reason.empty()) os << " (" << stabilize_reason << ")";
   os << "; constrained=" << constrained;
   if (!constrain_reason.empty()) os << " (" << constrain_reason << ")";

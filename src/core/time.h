@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <string>
 
 namespace aiscale {
 
@@ -28,5 +29,8 @@ inline constexpr Duration Seconds(double s) { return Duration(static_cast<int64_
 inline constexpr double ToSeconds(Duration d) { return static_cast<double>(d.count()) / 1e9; }
 inline constexpr TimePoint AtSeconds(double s) { return TimePoint(Seconds(s)); }
 inline constexpr double SinceEpochSeconds(TimePoint t) { return ToSeconds(t.time_since_epoch()); }
+
+// ISO 8601 UTC with milliseconds ("2026-12-03T05:30:08.123Z"); empty for the epoch (unset).
+std::string FormatWallTime(WallTime t);
 
 }  // namespace aiscale

@@ -18,10 +18,6 @@
 
 namespace aiscale::server {
 
-// ISO 8601 UTC with milliseconds, e.g. "2026-12-03T05:38:40.123Z"; empty for the epoch
-// (a Decision from the simulator, which carries no wall time).
-std::string FormatWallTime(WallTime t);
-
 // One line of GET /api/v1/workloads: identity, policy, engine, scale and the last decision
 // in brief (rule, recommended, action, summary) with its wall time (null when none).
 nlohmann::json WorkloadSummaryJson(const WorkloadView& w);

@@ -1,0 +1,83 @@
+// Daemon: `aiscale run` wired together: the parsed ControllerConfig's sources, actuators and
+// workloads around the real Controller, a wall-anchored SystemClock, a thread pool for signal
+// fetches, the SQLite store and the HTTP server.
+//
+// Lifecycle: Build() makes everything and fails with a clear error (a port in use, a command
+// that does not exist, a store that cannot be opened) before anything ticks; Run() collects on
+// its own thread and ticks every period until RequestStop(), then finishes the tick in flight,
+// stops the server, stops the replicas the daemon started (local processes), and closes the
+// store. RequestStop is safe to call from any thread; everything else from one.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "cli/controller_config.h"
+#include "control/controller.h"
+#include "control/executor.h"
+#include "control/live_board.h"
+#include "core/curl_http_client.h"
+#include "core/system_clock.h"
+#include "core/telemetry.h"
+#include "server/api_server.h"
+
+namespace aiscale::cli {
+
+struct DaemonOptions {
+  bool dry_run = false;
+  bool once = false;     // one collection, one tick, then stop
+  bool verbose = false;  // log every decision, not only changes and problems
+};
+
+class Daemon {
+ public:
+  static Result<std::unique_ptr<Daemon>> Build(ControllerConfig cfg, DaemonOptions opt,
+                                               std::ostream& log);
+  ~Daemon();
+  // Ticks until RequestStop (or once); returns when everything is stopped.
+  Status Run();
+  void RequestStop();
+  int server_port() const { return server_ ? server_->port() : 0; }
+
+ private:
+  Daemon(ControllerConfig cfg, DaemonOptions opt, std::ostream& log);
+  Status OpenStore();
+  Status MakeActuators();
+  Status MakeSources();
+  Status AddWorkloads();
+  Status StartServer();
+  int InitialReplicas(const WorkloadSpec& w) const;
+  void CollectLoop();
+  // Waits up to `limit` for the fetches in flight, so the first tick sees data.
+  void AwaitFirstFetches(Duration limit);
+  void TickOnce();
+  void Shutdown();
+  bool WaitUntil(TimePoint t);  // false when a stop was requested first
+
+  ControllerConfig cfg_;
+  DaemonOptions opt_;
+  std::ostream& log_;
+  SystemClock clock_;
+  CurlHttpClient http_;
+  Telemetry telemetry_;
+  control::LiveBoard board_;
+  std::unique_ptr<Store> store_;
+  std::map<std::string, std::unique_ptr<Actuator>> actuators_;    // by workload key
+  std::map<std::string, std::unique_ptr<MetricSource>> sources_;  // by name
+  std::unique_ptr<control::ThreadPoolExecutor> executor_;
+  std::unique_ptr<control::Controller> controller_;
+  std::unique_ptr<server::ApiServer> server_;
+
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::atomic<bool> stop_{false};
+  bool shut_down_ = false;
+};
+
+}  // namespace aiscale::cli
