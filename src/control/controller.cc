@@ -205,8 +205,8 @@ void Controller::Act(Workload& w, TimePoint now, Decision& d) {
   if (target == d.current) return;
   WorkloadBinding& b = w.binding;
   if (options_.dry_run) {
-    d.action_detail = "dry run: would scale " + std::to_string(d.current) + " -> " +
-                      std::to_string(target);
+    d.action_detail =
+        "dry run: would scale " + std::to_string(d.current) + " -> " + std::to_string(target);
     return;
   }
   Status st = b.actuator->Apply(b.ref, target);
