@@ -1,0 +1,324 @@
+// The training policy's rules, one function each, in the order training.h lists them.
+#include <algorithm>
+#include <cmath>
+
+#include "core/signal.h"
+#include "decide/policies/training_tick.h"
+#include "decide/training/size_planner.h"
+
+namespace aiscale::decide {
+namespace {
+
+using signals::Phase;
+
+// Compute time at one size before probing another: enough ticks that the two sizes' measured
+// speeds differ by more than their noise.
+constexpr double kProbeAfterS = 1800;
+// Training time before sample-less phases are priced as a share of the remaining work.
+constexpr double kOverheadAfterS = 1800;
+// Spare budget a shrink must leave (share of its predicted time): the fit drifts by about this
+// much over an hour, and a shrink undone by the next decision costs two restarts for nothing.
+constexpr double kShrinkSafety = 0.02;
+
+int FloorTo(int v, int g) { return (v / g) * g; }
+int CeilTo(int v, int g) { return ((v + g - 1) / g) * g; }
+std::string Str(int v) { return std::to_string(v); }
+const auto& Num = TrainingNum;
+
+}  // namespace
+
+bool RuleReplaceFailedNodes(TrainingTick& k) {
+  TrainingState& t = k.t;
+  const PolicyInput& in = k.in;
+  const bool deficit =
+      in.current < t.last_asked ||
+      (in.ready < t.last_asked && (t.change_kind == static_cast<int>(ChangeKind::kFailure) ||
+                                   k.now - t.change_at >= k.c.warmup_s));
+  if (!deficit) {
+    t.deficit_since = kNever;
+  } else if (t.deficit_since == kNever) {
+    t.deficit_since = k.now;
+  }
+  if (!deficit || k.now - t.deficit_since < k.c.grace_period_s) return false;
+  int target = std::min(t.last_asked, k.ctx.max_replicas);
+  if (in.max_available) target = std::min(target, FloorTo(*in.max_available, k.g));
+  const double missing_for = k.now - t.deficit_since;
+  k.Fact("deficit_s", missing_for);
+  k.Fact("grace_period_s", k.c.grace_period_s);
+  if (target <= in.current && in.current != t.last_asked) {
+    k.note = "no free capacity to replace the missing nodes (asked " + Str(t.last_asked) + "); ";
+    return false;
+  }
+  Recommendation& rec = k.rec;
+  rec.desired = std::max(target, in.current);
+  rec.rule = "replace_failed_nodes";
+  rec.reason = "current " + Str(in.current) + ", ready " + Str(in.ready) + " below the asked " +
+               Str(t.last_asked) + " for " + Num(missing_for) + " s (grace " +
+               Num(k.c.grace_period_s) + " s): asking for " + Str(rec.desired);
+  if (target < t.last_asked) {
+    rec.reason += " (free capacity caps it below " + Str(t.last_asked) + ")";
+  }
+  if (rec.desired > in.current) t.pending = static_cast<int>(ChangeKind::kReplacement);
+  return true;
+}
+
+bool RuleHoldRestarting(TrainingTick& k) {
+  if (!k.restarting) return false;
+  const double left = k.restart_end >= kTrainingHuge ? k.c.restart_cost_s : k.restart_end - k.now;
+  k.Fact("restart_left_s", left);
+  k.rec.rule = "hold_restarting";
+  k.rec.reason = k.note + "job restarting after a size change (ready " + Str(k.in.ready) + " of " +
+                 Str(k.in.current) + ", about " + Num(left) +
+                 " s of restart window left): no new decision";
+  return true;
+}
+
+bool RuleHoldMissingSignal(TrainingTick& k) {
+  if (k.x.missing.empty()) return false;
+  k.rec.valid = false;
+  k.rec.rule = "hold_missing_signal";
+  k.rec.reason = k.note + k.x.missing + ": holding at " + Str(k.in.current);
+  return true;
+}
+
+bool RuleHoldSpacing(TrainingTick& k) {
+  const TrainingState& t = k.t;
+  if (t.rescale_at == kNever) return false;
+  Recommendation& rec = k.rec;
+  const double since = k.now - t.rescale_at;
+  if (since < k.c.cooldown_s) {
+    rec.rule = "hold_cooldown";
+    k.Fact("since_rescale_s", since);
+    k.Fact("cooldown_s", k.c.cooldown_s);
+    rec.reason =
+        k.note + "last rescale " + Num(since) + " s ago, cooldown " + Num(k.c.cooldown_s) + " s";
+    return true;
+  }
+  if (!k.x.epoch) {
+    rec.valid = false;
+    rec.rule = "hold_missing_signal";
+    rec.reason =
+        k.note + "epoch is missing: cannot tell whether an epoch passed since the last rescale";
+    return true;
+  }
+  const double epochs = *k.x.epoch - t.epoch_at_rescale;
+  if (epochs >= k.c.min_epochs) return false;
+  rec.rule = "hold_epoch";
+  k.Fact("epochs_since_rescale", epochs);
+  rec.reason = k.note + Num(epochs) + " epochs since the last rescale, need " + Num(k.c.min_epochs);
+  return true;
+}
+
+bool RuleHoldNoDataOrDone(TrainingTick& k) {
+  if (!k.fits.compute.HasData()) {
+    k.rec.rule = "hold_no_data";
+    k.rec.reason = k.note + "no training throughput observed outside restarts yet";
+    return true;
+  }
+  if (*k.x.remaining <= 0) {
+    k.rec.rule = "hold_job_done";
+    k.rec.reason = k.note + "no samples remaining";
+    return true;
+  }
+  return false;
+}
+
+namespace {
+
+// Seconds per training sample for the job's mix: training phases by their share of samples,
+// plus the sample-less phases' time per training sample, re-priced at n.
+SecondsPerSampleFn JobCurve(const TrainingTick& k, double phi_load) {
+  const TrainingState& t = k.t;
+  const double train_samples = t.samples_load + t.samples_compute;
+  return [&k, phi_load, train_samples](int n) {
+    const TrainingState& t = k.t;
+    double y = (1 - phi_load) * TrainingTick::Y(k.fits.compute, n);
+    if (phi_load > 0) y += phi_load * TrainingTick::Y(k.fits.load, n);
+    // Overhead per training sample only once a stretch of training gives it a denominator.
+    if (train_samples > 0 && t.train_s >= kOverheadAfterS) {
+      for (Phase p : {Phase::kLoad, Phase::kEval}) {
+        const double ref_s = p == Phase::kLoad ? t.load_s : t.eval_s;
+        if (ref_s <= 0) continue;
+        const bool cur = k.ph.phase == p;
+        y += ref_s / train_samples * k.PhaseTime(p, n, cur) / k.PhaseTime(p, t.reference, cur);
+      }
+    }
+    return y;
+  };
+}
+
+// The current phase as a plan segment, for the phases whose speed curve differs from the
+// job's (input loading, eval); compute is the job's own curve, priced by the job-level plan.
+std::optional<PhaseSegment> CurrentSegment(TrainingTick& k) {
+  const PhaseEstimate& ph = k.ph;
+  if (!ph.phase || *ph.phase == Phase::kCompute || !ph.expected_remaining_s ||
+      *ph.expected_remaining_s <= 0) {
+    return std::nullopt;
+  }
+  const Phase p = *ph.phase;
+  PhaseSegment seg;
+  seg.phase = std::string(signals::PhaseName(p));
+  if (p == Phase::kLoad && k.fits.load.HasData()) {
+    const ThroughputModel& load = k.fits.load;
+    seg.work = *ph.expected_remaining_s / TrainingTick::Y(load, k.in.current);
+    seg.y = [&load](int n) { return TrainingTick::Y(load, n); };
+  } else {
+    seg.trains = false;
+    seg.work = *ph.expected_remaining_s;
+    const int cur = k.in.current;
+    seg.y = [&k, p, cur](int n) { return k.PhaseTime(p, n, true) / k.PhaseTime(p, cur, true); };
+  }
+  k.Fact("phase_elapsed_s", ph.elapsed_s);
+  k.Fact("phase_remaining_s", *ph.expected_remaining_s);
+  return seg;
+}
+
+void PlanFacts(TrainingTick& k, const PlanResult& pr, const SecondsPerSampleFn& y_job,
+               double phi_load) {
+  const TrainingState& t = k.t;
+  const ThroughputModel& compute = k.fits.compute;
+  const ThroughputParams tp = compute.Params();
+  const int cur = k.in.current;
+  k.Fact("pred_samples_per_s_current", 1 / y_job(cur));
+  k.Fact("pred_samples_per_s_reference", 1 / y_job(t.reference));
+  k.Fact("job_best", pr.job_best);
+  k.Fact("stay_time_s", pr.stay.time_s);
+  k.Fact("stay_cost_node_s", pr.stay.cost_node_s);
+  k.Fact("deadline_s", pr.deadline_s);
+  k.Fact("elapsed_s", t.wall_s);
+  k.Fact("elapsed_ref_s", t.ref_s);
+  k.Fact("restart_cost_s", k.c.restart_cost_s);
+  k.Fact("compute_t_compute", tp.t_compute);
+  k.Fact("compute_sync", tp.sync);
+  k.Fact("compute_latency", tp.latency);
+  k.Fact("compute_sizes_seen", compute.DistinctSizes());
+  // The compute curve one group either side of the current size, for reading the fit.
+  for (int n : {cur - k.g, cur, cur + k.g}) {
+    if (auto v = compute.Predict(n)) k.Fact("compute_samples_per_s_at_" + Str(n), *v);
+    if (auto v = compute.Observed(n)) k.Fact("compute_observed_at_" + Str(n), *v);
+  }
+  k.Fact("load_share", phi_load);
+  k.Fact("overhead_share", t.train_s > 0 ? (t.load_s + t.eval_s) / t.train_s : 0.0);
+  if (pr.has_change) {
+    k.Fact("best", pr.chosen.first);
+    k.Fact("best_time_s", pr.chosen.time_s);
+    k.Fact("best_cost_node_s", pr.chosen.cost_node_s);
+    k.Fact("gain", pr.gain);
+    k.Fact("gain_needed", pr.needed);
+  }
+}
+
+void Ask(TrainingTick& k, int desired, const char* rule, std::string reason) {
+  k.rec.desired = desired;
+  k.rec.rule = rule;
+  k.rec.reason = k.note + std::move(reason);
+  k.t.last_asked = desired;
+  k.t.pending = static_cast<int>(ChangeKind::kRescale);
+}
+
+// With compute throughput seen at one size only, the curve's shape is the prior's guess. One
+// step down (cheaper, and within twice the slowdown budget by that guess) for a cooldown tells
+// the model where the knee is, if the job is long enough to use the answer.
+bool TryProbe(TrainingTick& k, const PlanInput& pi, const PlanResult& pr,
+              const SecondsPerSampleFn& y_job) {
+  const int cur = k.in.current;
+  const double cool = k.c.cooldown_s, rc = k.c.restart_cost_s;
+  if (pr.verdict == PlanVerdict::kRescale || !pr.stay.feasible ||
+      k.fits.compute.DistinctSizes() != 1 || k.fits.compute.ObservedSeconds(cur) < kProbeAfterS ||
+      pr.stay.time_s < 3 * cool) {
+    return false;
+  }
+  int probe = 0;
+  for (int n : pi.sizes) {
+    if (n < cur && y_job(n) / y_job(cur) - 1 <= 2 * k.c.max_slowdown) probe = std::max(probe, n);
+  }
+  if (probe == 0) return false;
+  const double slow = y_job(probe) / y_job(cur) - 1;
+  const double lag = cool * slow + 2 * rc;
+  const double slack = pr.deadline_s - k.t.wall_s - pr.stay.time_s;
+  if (lag > slack) return false;
+  k.Fact("probe", probe);
+  k.Fact("probe_lag_s", lag);
+  k.Fact("slack_s", slack);
+  Ask(k, probe, "probe_smaller_size",
+      "throughput seen at " + Str(cur) + " nodes only: probing " + Str(probe) +
+          " to learn the scaling curve (prior predicts " + Num(100 * slow) +
+          "% slower; expected cost " + Num(lag) + " s of " + Num(slack) + " s slack)");
+  return true;
+}
+
+void ApplyVerdict(TrainingTick& k, const PlanInput& pi, const PlanResult& pr,
+                  const SecondsPerSampleFn& y_job, int hi) {
+  const int cur = k.in.current;
+  const std::string unit = pr.stay.feasible ? " node-s" : " s";
+  const std::string where =
+      pr.phase_driven ? " for the rest of the " + pi.phase->phase + " phase" : "";
+  Recommendation& rec = k.rec;
+  switch (pr.verdict) {
+    case PlanVerdict::kRescale:
+      Ask(k, pr.chosen.first, pr.phase_driven ? "rescale_for_phase" : "rescale_to_best_size",
+          "rescale " + Str(cur) + " -> " + Str(pr.chosen.first) + where + ": predicted finish in " +
+              Num(pr.chosen.time_s) + " s (stay: " + Num(pr.stay.time_s) + " s, deadline " +
+              Num(pr.deadline_s - k.t.wall_s) + " s from now), gain " + Num(pr.gain) + unit +
+              " > needed " + Num(pr.needed) + unit);
+      break;
+    case PlanVerdict::kHoldGainTooSmall:
+      rec.rule = "hold_gain_below_restart_cost";
+      rec.reason = k.note + "best size " + Str(pr.chosen.first) + where + " would gain " +
+                   Num(pr.gain) + unit + ", not more than " + Num(pr.needed) + unit +
+                   " (restart cost " + Num(k.c.restart_cost_s) + " s with margin " +
+                   Num(k.c.gain_margin) + ")";
+      break;
+    case PlanVerdict::kHoldNoBetterSize:
+      rec.rule = "hold_no_better_size";
+      rec.reason = k.note +
+                   "current size misses the slowdown budget but no allowed size finishes "
+                   "sooner (allowed up to " +
+                   Str(hi) + ")";
+      break;
+    case PlanVerdict::kHoldAtBest:
+      rec.rule = "hold_at_best_size";
+      rec.reason = k.note + "current size " + Str(cur) + " is the cheapest that finishes within " +
+                   Num(k.c.max_slowdown * 100) + "% of the reference " + Str(k.t.reference) +
+                   " (predicted " + Num(pr.stay.time_s) + " s left, " + Num(1 / y_job(cur)) +
+                   " samples/s)";
+      break;
+  }
+}
+
+}  // namespace
+
+bool RuleRescale(TrainingTick& k) {
+  const TrainingState& t = k.t;
+  const double train_samples = t.samples_load + t.samples_compute;
+  const double phi_load =
+      (k.fits.load.HasData() && train_samples > 0) ? t.samples_load / train_samples : 0.0;
+  const SecondsPerSampleFn y_job = JobCurve(k, phi_load);
+
+  PlanInput pi;
+  pi.current = k.in.current;
+  pi.reference = t.reference;
+  int hi = std::min(k.ctx.max_replicas, std::max(t.reference, 1));
+  if (k.in.max_available) hi = std::min(hi, *k.in.max_available);
+  hi = FloorTo(hi, k.g);
+  for (int n = CeilTo(std::max(k.ctx.min_replicas, 1), k.g); n <= hi; n += k.g) {
+    pi.sizes.push_back(n);
+  }
+  pi.remaining_samples = *k.x.remaining;
+  pi.y_job = y_job;
+  pi.phase = CurrentSegment(k);
+  pi.restart_s = k.c.restart_cost_s;
+  pi.cooldown_s = k.c.cooldown_s;
+  pi.max_slowdown = k.c.max_slowdown;
+  pi.gain_margin = k.c.gain_margin;
+  pi.elapsed_wall_s = t.wall_s;
+  pi.elapsed_ref_s = t.ref_s;
+  pi.shrink_safety = kShrinkSafety;
+  const PlanResult pr = PlanSize(pi);
+  PlanFacts(k, pr, y_job, phi_load);
+  if (TryProbe(k, pi, pr, y_job)) return true;
+  ApplyVerdict(k, pi, pr, y_job, hi);
+  return true;
+}
+
+}  // namespace aiscale::decide
