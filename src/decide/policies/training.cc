@@ -10,13 +10,26 @@ namespace aiscale::decide {
 TrainingConfig TrainingConfig::Parse(const config::ConfigNode& node, const WorkloadContext& ctx) {
   using config::AtLeast;
   using config::Between;
-  node.CheckKnown({"name", "cooldown", "min_epochs", "restart_cost", "max_slowdown", "gain_margin",
-                   "grace_period", "warmup", "reference_replicas", "expected_efficiency",
-                   "compute_bound_util", "load_util_max", "idle_util_max", "phase_hysteresis",
-                   "phase_dwell"});
+  node.CheckKnown({"name", "cooldown", "min_epochs", "rescales_per_hour", "rescale_burst",
+                   "min_dwell", "restart_cost", "max_slowdown", "gain_margin", "grace_period",
+                   "warmup", "reference_replicas", "expected_efficiency", "compute_bound_util",
+                   "load_util_max", "idle_util_max", "phase_hysteresis", "phase_dwell"});
   TrainingConfig c;
-  c.cooldown_s = node.DurationSeconds("cooldown", c.cooldown_s, AtLeast(0));
-  c.min_epochs = node.Number("min_epochs", c.min_epochs, AtLeast(0));
+  for (const char* old : {"cooldown", "min_epochs"}) {
+    if (node.Has(old)) {
+      node.ErrorAt(old,
+                   "replaced by the rescale budget: rescales_per_hour (default 1), "
+                   "rescale_burst (2) and min_dwell (15m)");
+    }
+  }
+  c.rescales_per_hour = node.Number("rescales_per_hour", c.rescales_per_hour, AtLeast(0));
+  c.rescale_burst = node.Number("rescale_burst", c.rescale_burst, AtLeast(0));
+  if (node.Has("rescale_burst") && c.rescale_burst < 1) {
+    node.ErrorAt("rescale_burst",
+                 "must be >= 1: a bucket that holds no token never allows a rescale (use the "
+                 "`static` policy for a fixed size)");
+  }
+  c.min_dwell_s = node.DurationSeconds("min_dwell", c.min_dwell_s, AtLeast(0));
   const double restart = ctx.cold_start_s > 0 ? ctx.cold_start_s : c.restart_cost_s;
   c.restart_cost_s = node.DurationSeconds("restart_cost", restart, AtLeast(0));
   c.max_slowdown = node.Number("max_slowdown", c.max_slowdown, Between(0, 1));
@@ -54,12 +67,12 @@ std::unique_ptr<Policy> TrainingPolicy::Make(const config::ConfigNode& node,
 }
 
 std::vector<std::string> TrainingPolicy::Signals() const {
-  return {std::string(signals::kSamplesPerS), std::string(signals::kSamplesRemaining),
-          std::string(signals::kEpoch)};
+  return {std::string(signals::kSamplesPerS), std::string(signals::kSamplesRemaining)};
 }
 
 std::vector<std::string> TrainingPolicy::OptionalSignals() const {
-  return {std::string(signals::kPhase), std::string(signals::kGpuUtil)};
+  return {std::string(signals::kPhase), std::string(signals::kGpuUtil),
+          std::string(signals::kEpoch)};
 }
 
 Recommendation TrainingPolicy::Recommend(const PolicyInput& in, PersistentState& state) const {
@@ -67,7 +80,7 @@ Recommendation TrainingPolicy::Recommend(const PolicyInput& in, PersistentState&
   ObserveTick(k);
   // The rules of training.h, first match wins; the last always decides.
   for (auto rule : {RuleReplaceFailedNodes, RuleHoldRestarting, RuleHoldMissingSignal,
-                    RuleHoldSpacing, RuleHoldNoDataOrDone, RuleRescale}) {
+                    RuleHoldBudget, RuleIoBoundLoad, RuleHoldNoDataOrDone, RuleRescale}) {
     if (rule(k)) break;
   }
   k.Save();

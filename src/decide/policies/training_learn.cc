@@ -14,6 +14,18 @@ using signals::Phase;
 
 bool IsKind(int v, ChangeKind k) { return v == static_cast<int>(k); }
 
+// The rescale budget's bucket, brought to now (it starts full).
+void RefillTokens(TrainingTick& k) {
+  TrainingState& t = k.t;
+  if (t.tokens_at == kNever) {
+    t.tokens = k.c.rescale_burst;
+  } else {
+    const double dt = std::max(0.0, k.now - t.tokens_at);
+    t.tokens = std::min(k.c.rescale_burst, t.tokens + k.c.rescales_per_hour / 3600 * dt);
+  }
+  t.tokens_at = k.now;
+}
+
 // What happened to the size since the last tick (a rescale, a failure, a replacement).
 void TrackSizeChanges(TrainingTick& k) {
   TrainingState& t = k.t;
@@ -33,6 +45,7 @@ void TrackSizeChanges(TrainingTick& k) {
     if (kind == ChangeKind::kRescale) {
       t.rescale_at = now;
       t.epoch_at_rescale = k.x.epoch.value_or(t.epoch_at_rescale);
+      t.tokens = std::max(0.0, t.tokens - 1);  // growth made elsewhere spends one too
     }
     if (kind != ChangeKind::kFailure) t.pending = 0;
   } else if (in.ready < t.prev_ready && in.ready < in.current &&
@@ -227,6 +240,7 @@ void ObserveTick(TrainingTick& k) {
   const double period = k.ctx.control_period_s;
   const double dt = std::clamp(k.now - k.t.last_tick, 0.0, 10 * std::max(period, 1.0));
   k.t.last_tick = k.now;
+  RefillTokens(k);
   TrackSizeChanges(k);
   TrackPhase(k, dt);
   Learn(k, dt);
@@ -240,6 +254,13 @@ void ObserveTick(TrainingTick& k) {
   if (k.x.samples) k.Fact("samples_per_s", *k.x.samples);
   if (k.x.remaining) k.Fact("samples_remaining", *k.x.remaining);
   if (k.ph.phase) k.Fact("phase", static_cast<double>(*k.ph.phase));
+  k.Fact("rescale_tokens", k.t.tokens);
+}
+
+double TrainingTick::SecondsToTokens(double want) const {
+  if (t.tokens >= want - 1e-9) return 0;  // refills summed tick by tick
+  if (want > c.rescale_burst || c.rescales_per_hour <= 0) return kTrainingHuge;
+  return (want - t.tokens) * 3600 / c.rescales_per_hour;
 }
 
 }  // namespace aiscale::decide

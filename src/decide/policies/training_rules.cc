@@ -19,6 +19,8 @@ constexpr double kOverheadAfterS = 1800;
 // Spare budget a shrink must leave (share of its predicted time): the fit drifts by about this
 // much over an hour, and a shrink undone by the next decision costs two restarts for nothing.
 constexpr double kShrinkSafety = 0.02;
+// The bucket is refilled tick by tick; a sum of many small refills may land a hair below 1.
+constexpr double kTokenSlack = 1e-9;
 
 int FloorTo(int v, int g) { return (v / g) * g; }
 int CeilTo(int v, int g) { return ((v + g - 1) / g) * g; }
@@ -81,31 +83,27 @@ bool RuleHoldMissingSignal(TrainingTick& k) {
   return true;
 }
 
-bool RuleHoldSpacing(TrainingTick& k) {
+bool RuleHoldBudget(TrainingTick& k) {
   const TrainingState& t = k.t;
-  if (t.rescale_at == kNever) return false;
   Recommendation& rec = k.rec;
+  if (t.tokens < 1 - kTokenSlack) {
+    const double wait = k.SecondsToTokens(1);
+    k.Fact("seconds_to_token", wait);
+    k.Fact("rescales_per_hour", k.c.rescales_per_hour);
+    rec.rule = "hold_rescale_budget";
+    rec.reason = k.note + "rescale budget spent (" + Num(t.tokens) + " tokens; " +
+                 Num(k.c.rescales_per_hour) + " per hour, burst " + Num(k.c.rescale_burst) +
+                 "): next token in " + Num(wait) + " s";
+    return true;
+  }
+  if (t.rescale_at == kNever) return false;
   const double since = k.now - t.rescale_at;
-  if (since < k.c.cooldown_s) {
-    rec.rule = "hold_cooldown";
-    k.Fact("since_rescale_s", since);
-    k.Fact("cooldown_s", k.c.cooldown_s);
-    rec.reason =
-        k.note + "last rescale " + Num(since) + " s ago, cooldown " + Num(k.c.cooldown_s) + " s";
-    return true;
-  }
-  if (!k.x.epoch) {
-    rec.valid = false;
-    rec.rule = "hold_missing_signal";
-    rec.reason =
-        k.note + "epoch is missing: cannot tell whether an epoch passed since the last rescale";
-    return true;
-  }
-  const double epochs = *k.x.epoch - t.epoch_at_rescale;
-  if (epochs >= k.c.min_epochs) return false;
-  rec.rule = "hold_epoch";
-  k.Fact("epochs_since_rescale", epochs);
-  rec.reason = k.note + Num(epochs) + " epochs since the last rescale, need " + Num(k.c.min_epochs);
+  if (since >= k.c.min_dwell_s) return false;
+  k.Fact("since_rescale_s", since);
+  k.Fact("min_dwell_s", k.c.min_dwell_s);
+  rec.rule = "hold_dwell";
+  rec.reason = k.note + "size " + Str(k.in.current) + " has lasted " + Num(since) +
+               " s since the last rescale, min dwell " + Num(k.c.min_dwell_s) + " s";
   return true;
 }
 
@@ -121,6 +119,81 @@ bool RuleHoldNoDataOrDone(TrainingTick& k) {
     return true;
   }
   return false;
+}
+
+namespace {
+
+int LargestAllowed(const TrainingTick& k) {
+  int hi = std::min(k.ctx.max_replicas, std::max(k.t.reference, 1));
+  if (k.in.max_available) hi = std::min(hi, *k.in.max_available);
+  return FloorTo(hi, k.g);
+}
+
+void Ask(TrainingTick& k, int desired, const char* rule, std::string reason) {
+  k.rec.desired = desired;
+  k.rec.rule = rule;
+  k.rec.reason = k.note + std::move(reason);
+  k.t.last_asked = desired;
+  k.t.pending = static_cast<int>(ChangeKind::kRescale);
+}
+
+// The load ended (compute or eval began, or samples flow): back to the reference size at once.
+bool RestoreAfterLoad(TrainingTick& k) {
+  k.t.io_shrunk = false;
+  const int target = std::min(k.t.reference, LargestAllowed(k));
+  if (target <= k.in.current) return false;
+  Ask(k, target, "restore_after_load",
+      "the IO-bound initial load ended: back from " + Str(k.in.current) + " to " + Str(target) +
+          " nodes for training (" + Num(k.t.tokens) + " rescale tokens left)");
+  return true;
+}
+
+}  // namespace
+
+bool RuleIoBoundLoad(TrainingTick& k) {
+  TrainingState& t = k.t;
+  const int cur = k.in.current;
+  const bool in_load = k.ph.phase == Phase::kLoad;
+  const bool samples = k.x.samples && *k.x.samples > 0;
+  if (t.io_shrunk && (!in_load || samples)) return RestoreAfterLoad(k);
+  if (t.io_shrunk || !in_load || samples || k.fits.compute.HasData() || k.phase_util < 0) {
+    return false;
+  }
+  const double umax = k.c.phase.load_util_max;
+  if (k.phase_util >= umax) return false;
+  // The GPUs wait on one input stream: fewer nodes, each busier, keep it flowing as long as
+  // none would go past the busiest a load can look (load_util_max).
+  const int floor = CeilTo(std::max(k.ctx.min_replicas, 1), k.g);
+  const int m =
+      std::max(floor, CeilTo(static_cast<int>(std::ceil(cur * k.phase_util / umax)), k.g));
+  if (m >= cur) return false;
+  // A load never seen to end is expected to last as long again as it has so far.
+  const double left = k.ph.cautious_remaining_s.value_or(0);
+  const double rc = k.c.restart_cost_s;
+  const double gain = (cur - m) * left;
+  const double needed = (1 + k.c.gain_margin) * (m + cur) * rc;  // down now, back up later
+  const double back_wait = k.SecondsToTokens(2);
+  k.Fact("io_bound_size", m);
+  k.Fact("load_util", k.phase_util);
+  k.Fact("phase_remaining_s", left);
+  k.Fact("gain", gain);
+  k.Fact("gain_needed", needed);
+  if (gain <= needed || back_wait > left) {
+    k.rec.rule = "hold_io_bound_load";
+    k.rec.reason = k.note + "initial load IO-bound (GPU util " + Num(k.phase_util) +
+                   "%, no samples): " + Str(m) + " nodes would gain " + Num(gain) +
+                   " node-s over its expected " + Num(left) + " s left, " +
+                   (gain <= needed ? "not more than " + Num(needed) + " node-s for two restarts"
+                                   : "but the budget could not pay for the way back in time");
+    return true;
+  }
+  Ask(k, m, "shrink_io_bound_load",
+      "initial load IO-bound (GPU util " + Num(k.phase_util) + "% below " + Num(umax) +
+          "%, no samples yet): " + Str(cur) + " -> " + Str(m) + " nodes keep the input stream " +
+          "busy; gain " + Num(gain) + " node-s over the expected " + Num(left) +
+          " s left > needed " + Num(needed) + " node-s for both restarts");
+  t.io_shrunk = true;
+  return true;
 }
 
 namespace {
@@ -151,25 +224,29 @@ SecondsPerSampleFn JobCurve(const TrainingTick& k, double phi_load) {
 // job's (input loading, eval); compute is the job's own curve, priced by the job-level plan.
 std::optional<PhaseSegment> CurrentSegment(TrainingTick& k) {
   const PhaseEstimate& ph = k.ph;
-  if (!ph.phase || *ph.phase == Phase::kCompute || !ph.expected_remaining_s ||
-      *ph.expected_remaining_s <= 0) {
+  if (!ph.phase || *ph.phase == Phase::kCompute || !ph.cautious_remaining_s ||
+      *ph.cautious_remaining_s <= 0) {
     return std::nullopt;
   }
+  // Cautious length (mean less one deviation): a phase shorter than planned wastes the restarts.
+  const double left = *ph.cautious_remaining_s;
   const Phase p = *ph.phase;
   PhaseSegment seg;
   seg.phase = std::string(signals::PhaseName(p));
   if (p == Phase::kLoad && k.fits.load.HasData()) {
     const ThroughputModel& load = k.fits.load;
-    seg.work = *ph.expected_remaining_s / TrainingTick::Y(load, k.in.current);
+    seg.work = left / TrainingTick::Y(load, k.in.current);
     seg.y = [&load](int n) { return TrainingTick::Y(load, n); };
   } else {
     seg.trains = false;
-    seg.work = *ph.expected_remaining_s;
+    seg.work = left;
     const int cur = k.in.current;
     seg.y = [&k, p, cur](int n) { return k.PhaseTime(p, n, true) / k.PhaseTime(p, cur, true); };
   }
   k.Fact("phase_elapsed_s", ph.elapsed_s);
-  k.Fact("phase_remaining_s", *ph.expected_remaining_s);
+  k.Fact("phase_remaining_s", left);
+  if (ph.typical_length_s) k.Fact("phase_typical_s", *ph.typical_length_s);
+  if (ph.length_sd_s) k.Fact("phase_length_sd_s", *ph.length_sd_s);
   return seg;
 }
 
@@ -208,21 +285,15 @@ void PlanFacts(TrainingTick& k, const PlanResult& pr, const SecondsPerSampleFn& 
   }
 }
 
-void Ask(TrainingTick& k, int desired, const char* rule, std::string reason) {
-  k.rec.desired = desired;
-  k.rec.rule = rule;
-  k.rec.reason = k.note + std::move(reason);
-  k.t.last_asked = desired;
-  k.t.pending = static_cast<int>(ChangeKind::kRescale);
-}
-
 // With compute throughput seen at one size only, the curve's shape is the prior's guess. One
-// step down (cheaper, and within twice the slowdown budget by that guess) for a cooldown tells
+// step down (cheaper, and within twice the slowdown budget by that guess) for an hour tells
 // the model where the knee is, if the job is long enough to use the answer.
 bool TryProbe(TrainingTick& k, const PlanInput& pi, const PlanResult& pr,
               const SecondsPerSampleFn& y_job) {
   const int cur = k.in.current;
-  const double cool = k.c.cooldown_s, rc = k.c.restart_cost_s;
+  // The probe lasts about the budget's mean spacing between rescales.
+  const double cool = std::max(k.c.min_dwell_s, 3600 / std::max(k.c.rescales_per_hour, 1.0));
+  const double rc = k.c.restart_cost_s;
   if (pr.verdict == PlanVerdict::kRescale || !pr.stay.feasible ||
       k.fits.compute.DistinctSizes() != 1 || k.fits.compute.ObservedSeconds(cur) < kProbeAfterS ||
       pr.stay.time_s < 3 * cool) {
@@ -298,9 +369,7 @@ bool RuleRescale(TrainingTick& k) {
   PlanInput pi;
   pi.current = k.in.current;
   pi.reference = t.reference;
-  int hi = std::min(k.ctx.max_replicas, std::max(t.reference, 1));
-  if (k.in.max_available) hi = std::min(hi, *k.in.max_available);
-  hi = FloorTo(hi, k.g);
+  const int hi = LargestAllowed(k);
   for (int n = CeilTo(std::max(k.ctx.min_replicas, 1), k.g); n <= hi; n += k.g) {
     pi.sizes.push_back(n);
   }
@@ -308,7 +377,9 @@ bool RuleRescale(TrainingTick& k) {
   pi.y_job = y_job;
   pi.phase = CurrentSegment(k);
   pi.restart_s = k.c.restart_cost_s;
-  pi.cooldown_s = k.c.cooldown_s;
+  // A phase's own size must be undone when the phase ends: after min_dwell, and with a token
+  // left for the way back.
+  pi.return_wait_s = std::max(k.c.min_dwell_s, k.SecondsToTokens(2));
   pi.max_slowdown = k.c.max_slowdown;
   pi.gain_margin = k.c.gain_margin;
   pi.elapsed_wall_s = t.wall_s;

@@ -67,6 +67,8 @@ struct TrainingTick {
   double PhaseTime(signals::Phase p, int n, bool current_phase) const;
   // Seconds per sample of model m at n; huge without data.
   static double Y(const ThroughputModel& m, int n);
+  // Seconds until the bucket holds `want` tokens (0 when it does; huge when it never will).
+  double SecondsToTokens(double want) const;
   void Save();
 };
 
@@ -77,7 +79,8 @@ void ObserveTick(TrainingTick& k);
 bool RuleReplaceFailedNodes(TrainingTick& k);
 bool RuleHoldRestarting(TrainingTick& k);
 bool RuleHoldMissingSignal(TrainingTick& k);
-bool RuleHoldSpacing(TrainingTick& k);
+bool RuleHoldBudget(TrainingTick& k);
+bool RuleIoBoundLoad(TrainingTick& k);
 bool RuleHoldNoDataOrDone(TrainingTick& k);
 bool RuleRescale(TrainingTick& k);
 

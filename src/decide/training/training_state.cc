@@ -22,6 +22,9 @@ void Fields(State& t, Fn&& f) {
   f("tr.settled_at", t.settled_at);
   f("tr.rescale_at", t.rescale_at);
   f("tr.epoch_at_rescale", t.epoch_at_rescale);
+  f("tr.tokens", t.tokens);
+  f("tr.tokens_at", t.tokens_at);
+  f("tr.io_shrunk", t.io_shrunk);
   f("tr.deficit_since", t.deficit_since);
   f("tr.wall_s", t.wall_s);
   f("tr.ref_s", t.ref_s);
