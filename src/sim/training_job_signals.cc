@@ -174,6 +174,13 @@ nlohmann::json TrainingJob::Summary() const {
       {"rescale_events", rescales},
       {"failure_events", failures}};
   if (cc.spot_price_per_gpu_hour) j["spot_cost_usd"] = gpu_s / 3600.0 * *cc.spot_price_per_gpu_hour;
+  if (auto o = Oracle(); o.ok()) {
+    j.update(o->ToJson(env_.report_interval_s));
+    const double og = o->gpu_hours;
+    j["gpu_hours_over_oracle"] = og > 0 ? gpu_s / 3600.0 / og : 0.0;
+  } else {
+    j["oracle_error"] = o.status().message();
+  }
   return j;
 }
 
