@@ -195,7 +195,11 @@ Status TrainingJob::Apply(int desired) {
       }
     }
   }
-  rescales_.push_back({SinceEpochSeconds(Now()), cur, desired});
+  bool replacement = false;
+  for (const auto& f : failures_) {
+    replacement = replacement || (f.recovered_s < 0 && desired > cur && desired <= f.size_before);
+  }
+  rescales_.push_back({SinceEpochSeconds(Now()), cur, desired, replacement});
   Reconcile(lost);
   UpdateRates();
   Reschedule();

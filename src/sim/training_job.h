@@ -77,6 +77,7 @@ class TrainingJob final : public SimWorkload, public NodeOwner {
     double t_s;
     int from;
     int to;
+    bool replacement = false;  // growth back toward the size a failure took a node from
   };
 
   TimePoint Now() const { return q_->Now(); }

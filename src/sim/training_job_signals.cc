@@ -151,8 +151,12 @@ nlohmann::json TrainingJob::Summary() const {
                         {"replaced", f.replaced}});
   }
   nlohmann::json rescales = nlohmann::json::array();
-  for (const auto& r : rescales_)
+  int replacements = 0;
+  for (const auto& r : rescales_) {
     rescales.push_back({{"t_s", r.t_s}, {"from", r.from}, {"to", r.to}});
+    if (r.replacement) rescales.back()["replacement"] = true;
+    replacements += r.replacement ? 1 : 0;
+  }
   nlohmann::json j = {
       {"kind", "TrainingJob"},
       {"model", cfg_.model},
@@ -162,6 +166,8 @@ nlohmann::json TrainingJob::Summary() const {
       {"completion_time_s", SinceEpochSeconds(end)},
       {"mean_gpu_util", gpu_s > 0 ? util_s / gpu_s : 0.0},
       {"rescales", static_cast<int>(rescales_.size())},
+      // Rescales the policy chose (not replacements of failed nodes): what its budget spends.
+      {"policy_rescales", static_cast<int>(rescales_.size()) - replacements},
       {"restarts", restarts_},
       {"restart_time_s", restart_time_s_},
       {"failures", static_cast<int>(failures_.size())},

@@ -278,13 +278,15 @@ void Describe(const Problem& p, const Path& path, TrainingOracleResult& out) {
     if (s != prev) {
       t += p.restart_s;
       gpu_s += p.gpus * p.sizes[s] * p.restart_s;
+      // New nodes bill, idle, while they boot.
+      gpu_s += p.gpus * std::max(0, p.sizes[s] - p.sizes[prev]) * p.in->provisioning_s;
       util_s += 0.02 * p.gpus * p.sizes[s] * p.restart_s;  // RestartRates' trickle
     }
     Cell c;
     c.time = t;
     RunPhase(p, static_cast<int>(i), s, c);
     util_s += p.util[i][s] * p.gpus * p.sizes[s] * p.sec[i][s];
-    gpu_s += p.gpus * p.sizes[s] * (c.time - t);
+    gpu_s += c.cost;  // the phase, its failures' restarts and their replacements' boot
     t = c.time;
     st.seconds = t - st.start_s;
     out.plan.push_back(st);

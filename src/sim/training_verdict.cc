@@ -59,9 +59,13 @@ nlohmann::json TrainingVerdict(const nlohmann::json& run, const std::vector<nloh
   add("gpu_hours_over_oracle", ratio, tol, og > 0 && ratio <= tol, true,
       "GPU-hours " + Fmt("%.3f", ratio) + "x the oracle (target <= " + Fmt("%.2f", tol) +
           "x, over by " + Fmt("%.1f", g - tol * og) + " GPU-hours)");
-  const double rph = Num(run, "rescales_per_hour");
+  // The policy's own rescales: replacing a failed node is not one (its budget does not pay).
+  const double hours = t / 3600;
+  const double chosen =
+      run.contains("policy_rescales") ? Num(run, "policy_rescales") : Num(run, "rescales");
+  const double rph = hours > 0 ? chosen / hours : 0;
   add("rescales_per_hour", rph, kMaxRescalesPerHour, rph <= kMaxRescalesPerHour, true,
-      Fmt("%.2f", rph) + " rescales per hour (target <= 1)");
+      Fmt("%.2f", rph) + " rescales per hour, failure replacements not counted (target <= 1)");
   const double rep = Num(run, "max_failure_replacement_s");
   add("failure_replaced_s", rep, kMaxReplacementS, rep <= kMaxReplacementS, true,
       "a failed node took " + Fmt("%.0f", rep) + " s to replace (target <= 600 s)");

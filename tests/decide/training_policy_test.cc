@@ -74,9 +74,11 @@ struct Harness {
     EXPECT_FALSE(r.reason.empty()) << "t=" << now;
     EXPECT_FALSE(r.facts.empty()) << "t=" << now;
     log.emplace_back(now, r);
-    if (std::getenv("TRAINING_TEST_TRACE") && (r.desired != current || !r.valid)) {
+    if (std::getenv("TRAINING_TEST_TRACE") &&
+        (r.desired != current || !r.valid || std::getenv("TRAINING_TEST_TRACE")[0] == 'a')) {
       std::printf("t=%.0f cur=%d -> %d %s: %s\n", now, current, r.desired, r.rule.c_str(),
                   r.reason.c_str());
+      for (const auto& [name, v] : r.facts) std::printf("  %s=%g\n", name.c_str(), v);
     }
     if (apply && r.valid && r.desired != current) {
       current = ready = r.desired;
@@ -160,6 +162,7 @@ TEST(TrainingPolicy, NoRescaleInsideTheDwellOrBeyondTheBudget) {
     SCOPED_TRACE(c.name);
     TrainingConfig cfg;
     cfg.rescale_burst = c.burst;
+    cfg.restart_cost_s = 30;  // cheap enough that probing the knee pays for itself
     Harness h(cfg, Ctx(), 8);
     h.rate = CommHeavy;
     h.util = 60;  // the step waits on the network; the prior expects a knee below 8
@@ -201,13 +204,12 @@ TEST(TrainingPolicy, RescalesPerHourStayWithinTheBucket) {
 
 TEST(TrainingPolicy, InitialIoBoundLoadShrinksThenRestoresAtTheBoundary) {
   // The story: loading -> 4 nodes, compute -> 8. Before any throughput, low util and no
-  // samples: n x util / load_util_max = 8 x 22 / 50 -> 4 nodes, once the load has lasted long
-  // enough that as long again pays for both restarts; at the load -> compute boundary, back
-  // to 8 on the next tick.
+  // samples: on first sight (after the phase dwell and two readings) n x util / load_util_max =
+  // 8 x 22 / 50 -> 4 nodes; at the load -> compute boundary, back to 8 on the next tick.
   Harness h(TrainingConfig{}, Ctx(), 8);
   h.phase = Phase::kLoad;
   h.load_util = 22;
-  h.RunUntil(3600);
+  h.RunUntil(1200);
   double shrink_at = -1;
   for (const auto& [t, r] : h.log) {
     if (r.rule == "shrink_io_bound_load" && shrink_at < 0) {
@@ -216,9 +218,7 @@ TEST(TrainingPolicy, InitialIoBoundLoadShrinksThenRestoresAtTheBoundary) {
     }
   }
   ASSERT_GE(shrink_at, 0);
-  // (8 - 4) x elapsed > 1.5 x (4 + 8) x 180 s: elapsed > 810 s.
-  EXPECT_GT(shrink_at, 810);
-  EXPECT_LT(shrink_at, 900);
+  EXPECT_LE(shrink_at, 60);
   EXPECT_EQ(h.current, 4);
   h.phase = Phase::kCompute;
   h.RunUntil(h.now + 15);
@@ -358,7 +358,9 @@ TEST(TrainingPolicy, MissingSamplesNeverScalesDown) {
 }
 
 TEST(TrainingPolicy, DecisionsCarryTheirNumbers) {
-  Harness h(TrainingConfig{}, Ctx(), 8);
+  TrainingConfig cfg;
+  cfg.restart_cost_s = 30;  // cheap enough that probing the knee pays for itself
+  Harness h(cfg, Ctx(), 8);
   h.rate = CommHeavy;
   h.util = 60;
   h.RunUntil(4 * 3600);

@@ -221,6 +221,9 @@ double TrainingTick::Y(const ThroughputModel& m, int n) {
 }
 
 double TrainingTick::PhaseTime(Phase p, int n, bool current_phase) const {
+  // A load seen to be IO-bound takes as long on any size from io_size up (storage sets its
+  // pace); below, the nodes' own ingest does.
+  if (p == Phase::kLoad && t.io_size > 0) return std::max(1.0, static_cast<double>(t.io_size) / n);
   const ThroughputModel& d = p == Phase::kLoad ? fits.dur_load : fits.dur_eval;
   if (d.HasData()) return d.SecondsPerSample(n).value_or(kTrainingHuge);
   if (current_phase && phase_util >= 0) {

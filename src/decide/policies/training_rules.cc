@@ -137,15 +137,35 @@ void Ask(TrainingTick& k, int desired, const char* rule, std::string reason) {
   k.t.pending = static_cast<int>(ChangeKind::kRescale);
 }
 
-// The load ended (compute or eval began, or samples flow): back to the reference size at once.
+// The load ended (compute or eval began, or samples flow): back to the size before it at once.
 bool RestoreAfterLoad(TrainingTick& k) {
   k.t.io_shrunk = false;
-  const int target = std::min(k.t.reference, LargestAllowed(k));
+  const int back = k.t.io_from > 0 ? k.t.io_from : k.t.reference;
+  const int target = std::min(back, LargestAllowed(k));
   if (target <= k.in.current) return false;
   Ask(k, target, "restore_after_load",
-      "the IO-bound initial load ended: back from " + Str(k.in.current) + " to " + Str(target) +
-          " nodes for training (" + Num(k.t.tokens) + " rescale tokens left)");
+      "the IO-bound load ended: back from " + Str(k.in.current) + " to " + Str(target) +
+          " nodes (" + Num(k.t.tokens) + " rescale tokens left)");
   return true;
+}
+
+// Fewest nodes that keep a load IO-bound. Storage-bound, each node's busy share goes as 1/n,
+// so GPU util u(n) = a + b/n; the load stays IO-bound while u < load_util_max. One size seen:
+// a = 0 (all of the util is the load's own work), m = n x u / load_util_max. Two sizes: a and b
+// from both.
+int IoBoundSize(const TrainingTick& k, double util) {
+  const TrainingState& t = k.t;
+  const int cur = k.in.current;
+  const double umax = k.c.phase.load_util_max;
+  const int floor = CeilTo(std::max(k.ctx.min_replicas, 1), k.g);
+  double m = cur * util / umax;
+  if (t.io_n1 > 0 && t.io_n1 != cur) {
+    const double b = (util - t.io_u1) / (1.0 / cur - 1.0 / t.io_n1);
+    const double a = util - b / cur;
+    // Already past the threshold or no 1/n shape: keep the estimate from one point.
+    if (b > 0 && a < umax) m = b / (umax - a);
+  }
+  return std::max(floor, CeilTo(static_cast<int>(std::ceil(m - 1e-9)), k.g));
 }
 
 }  // namespace
@@ -156,42 +176,62 @@ bool RuleIoBoundLoad(TrainingTick& k) {
   const bool in_load = k.ph.phase == Phase::kLoad;
   const bool samples = k.x.samples && *k.x.samples > 0;
   if (t.io_shrunk && (!in_load || samples)) return RestoreAfterLoad(k);
-  if (t.io_shrunk || !in_load || samples || k.fits.compute.HasData() || k.phase_util < 0) {
-    return false;
-  }
+  const bool initial = !k.fits.compute.HasData();
+  if (!in_load || samples || !k.x.util || (!initial && t.io_size == 0)) return false;
   const double umax = k.c.phase.load_util_max;
-  if (k.phase_util >= umax) return false;
-  // The GPUs wait on one input stream: fewer nodes, each busier, keep it flowing as long as
-  // none would go past the busiest a load can look (load_util_max).
+  const double util = *k.x.util;
+  if (util >= umax) return false;
+  // The initial load is judged on detection (no throughput exists to price it against), after
+  // the phase detector's dwell and two readings; a reload by the size learned before.
+  if (k.ph.elapsed_s < std::max(k.c.phase.dwell_s, 2 * k.ctx.control_period_s)) return false;
   const int floor = CeilTo(std::max(k.ctx.min_replicas, 1), k.g);
-  const int m =
-      std::max(floor, CeilTo(static_cast<int>(std::ceil(cur * k.phase_util / umax)), k.g));
-  if (m >= cur) return false;
-  // A load never seen to end is expected to last as long again as it has so far.
-  const double left = k.ph.cautious_remaining_s.value_or(0);
+  const int m = t.io_size > 0 ? std::max(t.io_size, floor) : IoBoundSize(k, util);
+  if (t.io_n1 > 0 && t.io_n1 != cur && t.io_size == 0) t.io_size = m;  // two sizes seen
+  if (t.io_n1 == 0) {
+    t.io_n1 = cur;
+    t.io_u1 = util;
+  }
+  if (m >= cur) {
+    if (!t.io_shrunk) return false;
+    // Shrunk for this load: the size holds until the load ends, whatever the job-level plan
+    // would make of a job that ran this small to the end.
+    k.rec.rule = "hold_io_bound_load";
+    k.rec.reason = k.note + "load IO-bound at " + Str(cur) + " nodes (GPU util " + Num(util) +
+                   "%): holding until it ends, then back to " + Str(t.io_from);
+    return true;
+  }
   const double rc = k.c.restart_cost_s;
-  const double gain = (cur - m) * left;
   const double needed = (1 + k.c.gain_margin) * (m + cur) * rc;  // down now, back up later
-  const double back_wait = k.SecondsToTokens(2);
+  // First sight of the initial load: shrink at once; the bucket starts with the way back.
+  const bool first = initial && !t.io_shrunk;
+  // The expected length, not the cautious one: an IO-bound load run small costs no time, only
+  // the two restarts if it ends sooner than expected.
+  const double left = k.ph.expected_remaining_s.value_or(0);
+  const double gain = (cur - m) * left;
   k.Fact("io_bound_size", m);
-  k.Fact("load_util", k.phase_util);
+  k.Fact("load_util", util);
   k.Fact("phase_remaining_s", left);
   k.Fact("gain", gain);
   k.Fact("gain_needed", needed);
-  if (gain <= needed || back_wait > left) {
+  const bool pays = first || gain > needed;
+  const bool way_back = k.SecondsToTokens(2) <= (first ? 0 : left);
+  if (!pays || !way_back) {
     k.rec.rule = "hold_io_bound_load";
-    k.rec.reason = k.note + "initial load IO-bound (GPU util " + Num(k.phase_util) +
-                   "%, no samples): " + Str(m) + " nodes would gain " + Num(gain) +
-                   " node-s over its expected " + Num(left) + " s left, " +
-                   (gain <= needed ? "not more than " + Num(needed) + " node-s for two restarts"
-                                   : "but the budget could not pay for the way back in time");
+    k.rec.reason = k.note + "load IO-bound (GPU util " + Num(util) + "%, no samples): " + Str(m) +
+                   " nodes would gain " + Num(gain) + " node-s over its expected " + Num(left) +
+                   " s left, " +
+                   (!pays ? "not more than " + Num(needed) + " node-s for two restarts"
+                          : "but the budget could not pay for the way back in time");
     return true;
   }
+  if (!t.io_shrunk) t.io_from = cur;
   Ask(k, m, "shrink_io_bound_load",
-      "initial load IO-bound (GPU util " + Num(k.phase_util) + "% below " + Num(umax) +
-          "%, no samples yet): " + Str(cur) + " -> " + Str(m) + " nodes keep the input stream " +
-          "busy; gain " + Num(gain) + " node-s over the expected " + Num(left) +
-          " s left > needed " + Num(needed) + " node-s for both restarts");
+      std::string(initial ? "initial load" : "load") + " IO-bound (GPU util " + Num(util) +
+          "% below " + Num(umax) + "%, no samples): " + Str(cur) + " -> " + Str(m) +
+          " nodes keep the input stream busy" +
+          (first ? " (first sight: the GPUs wait on storage)"
+                 : "; gain " + Num(gain) + " node-s over the expected " + Num(left) +
+                       " s left > needed " + Num(needed) + " node-s for both restarts"));
   t.io_shrunk = true;
   return true;
 }
@@ -308,6 +348,13 @@ bool TryProbe(TrainingTick& k, const PlanInput& pi, const PlanResult& pr,
   const double lag = cool * slow + 2 * rc;
   const double slack = pr.deadline_s - k.t.wall_s - pr.stay.time_s;
   if (lag > slack) return false;
+  // The probe must pay for itself by the prior: the node-seconds it saves over its length
+  // against both restarts. Near-linear scaling saves nothing, so it is not probed.
+  const double saved = cool / y_job(probe) * (cur * y_job(cur) - probe * y_job(probe));
+  const double needed = (1 + k.c.gain_margin) * (probe + cur) * rc;
+  k.Fact("probe_saved_node_s", saved);
+  k.Fact("probe_needed_node_s", needed);
+  if (saved <= needed) return false;
   k.Fact("probe", probe);
   k.Fact("probe_lag_s", lag);
   k.Fact("slack_s", slack);

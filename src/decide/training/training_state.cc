@@ -25,6 +25,10 @@ void Fields(State& t, Fn&& f) {
   f("tr.tokens", t.tokens);
   f("tr.tokens_at", t.tokens_at);
   f("tr.io_shrunk", t.io_shrunk);
+  f("tr.io_from", t.io_from);
+  f("tr.io_n1", t.io_n1);
+  f("tr.io_u1", t.io_u1);
+  f("tr.io_size", t.io_size);
   f("tr.deficit_since", t.deficit_since);
   f("tr.wall_s", t.wall_s);
   f("tr.ref_s", t.ref_s);

@@ -27,7 +27,11 @@ struct TrainingState {
   double epoch_at_rescale = 0;
   double tokens = 0;          // rescale budget left, as of tokens_at
   double tokens_at = kNever;  // kNever: the bucket starts full
-  bool io_shrunk = false;     // the initial load was shrunk; grow back when it ends
+  bool io_shrunk = false;     // a load was shrunk; grow back to io_from when it ends
+  int io_from = 0;            // the size before that shrink
+  int io_n1 = 0;              // IO-bound load: first size seen (0: none yet) and its GPU util
+  double io_u1 = 0;
+  int io_size = 0;  // learned: fewest nodes that keep a load IO-bound (0: unknown)
   double deficit_since = kNever;
   double wall_s = 0;        // elapsed, as the policy saw it
   double ref_s = 0;         // the same work at the reference size
