@@ -79,8 +79,9 @@ Recommendation TrainingPolicy::Recommend(const PolicyInput& in, PersistentState&
   TrainingTick k(c_, ctx_, in, state);
   ObserveTick(k);
   // The rules of training.h, first match wins; the last always decides.
-  for (auto rule : {RuleReplaceFailedNodes, RuleHoldRestarting, RuleHoldMissingSignal,
-                    RuleHoldBudget, RuleIoBoundLoad, RuleHoldNoDataOrDone, RuleRescale}) {
+  for (auto rule :
+       {RuleReplaceFailedNodes, RuleHoldRestarting, RuleHoldMissingSignal, RuleHoldBudget,
+        RuleIoBoundLoad, RuleHoldForPhase, RuleHoldNoDataOrDone, RuleRescale}) {
     if (rule(k)) break;
   }
   k.Save();

@@ -13,6 +13,8 @@
 //      stream keeps busy (n x util / load_util_max), when the gain over its expected remaining
 //      length (as long again as so far) pays for both restarts; when it ends, grow back to the
 //      reference size at once.
+//   5b. hold_for_phase / restore_after_phase: a size chosen for a load or eval phase (rule 6)
+//      holds until that phase ends, then the size before it comes back at once.
 //   6. rescale_to_best_size / rescale_for_phase / probe_smaller_size: the cheapest size
 //      (node-seconds for the rest of the job, restart included) whose predicted completion stays
 //      within max_slowdown of the reference size, when its gain over staying exceeds the restart

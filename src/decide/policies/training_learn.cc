@@ -57,6 +57,7 @@ void TrackSizeChanges(TrainingTick& k) {
     t.change_kind = static_cast<int>(ChangeKind::kFailure);
     t.settled_at = kNever;
   }
+  if (in.current != t.prev_current) t.size_util_s = t.size_util_t = 0;
   t.prev_current = in.current;
   t.prev_ready = in.ready;
   if (t.settled_at == kNever && in.ready >= in.current) t.settled_at = now;
@@ -83,11 +84,14 @@ void TrackPhase(TrainingTick& k, double dt) {
     t.phase_size = k.in.current;
     t.phase_resized = false;
     t.phase_util_s = t.phase_util_t = 0;
+    t.size_util_s = t.size_util_t = 0;  // per size within a phase
   }
   if (k.in.current != t.phase_size) t.phase_resized = true;
   if (!k.restarting && k.x.util) {
     t.phase_util_s += *k.x.util * dt;
     t.phase_util_t += dt;
+    t.size_util_s += *k.x.util * dt;
+    t.size_util_t += dt;
   }
   k.phase_util = t.phase_util_t > 0 ? t.phase_util_s / t.phase_util_t : -1;
 }

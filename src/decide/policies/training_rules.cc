@@ -23,6 +23,8 @@ constexpr double kShrinkSafety = 0.02;
 constexpr double kTokenSlack = 1e-9;
 
 int FloorTo(int v, int g) { return (v / g) * g; }
+int LargestAllowed(const TrainingTick& k);
+void Ask(TrainingTick& k, int desired, const char* rule, std::string reason);
 int CeilTo(int v, int g) { return ((v + g - 1) / g) * g; }
 std::string Str(int v) { return std::to_string(v); }
 const auto& Num = TrainingNum;
@@ -107,6 +109,26 @@ bool RuleHoldBudget(TrainingTick& k) {
   return true;
 }
 
+bool RuleHoldForPhase(TrainingTick& k) {
+  TrainingState& t = k.t;
+  if (t.held_phase <= 0) return false;
+  const Phase held = static_cast<Phase>(t.held_phase - 1);
+  if (k.ph.phase == held) {
+    k.rec.rule = "hold_for_phase";
+    k.rec.reason = k.note + "sized " + Str(k.in.current) + " for the " +
+                   std::string(signals::PhaseName(held)) +
+                   " phase: holding until it ends, then back to " + Str(t.io_from);
+    return true;
+  }
+  t.held_phase = 0;
+  const int target = std::min(t.io_from, LargestAllowed(k));
+  if (target <= k.in.current) return false;
+  Ask(k, target, "restore_after_phase",
+      "the " + std::string(signals::PhaseName(held)) + " phase ended: back from " +
+          Str(k.in.current) + " to " + Str(target) + " nodes");
+  return true;
+}
+
 bool RuleHoldNoDataOrDone(TrainingTick& k) {
   if (!k.fits.compute.HasData()) {
     k.rec.rule = "hold_no_data";
@@ -179,7 +201,8 @@ bool RuleIoBoundLoad(TrainingTick& k) {
   const bool initial = !k.fits.compute.HasData();
   if (!in_load || samples || !k.x.util || (!initial && t.io_size == 0)) return false;
   const double umax = k.c.phase.load_util_max;
-  const double util = *k.x.util;
+  // Mean over this size's time in the phase: one tick's reading is too noisy for a fit.
+  const double util = t.size_util_t > 0 ? t.size_util_s / t.size_util_t : *k.x.util;
   if (util >= umax) return false;
   // The initial load is judged on detection (no throughput exists to price it against), after
   // the phase detector's dwell and two readings; a reload by the size learned before.
@@ -374,6 +397,11 @@ void ApplyVerdict(TrainingTick& k, const PlanInput& pi, const PlanResult& pr,
   Recommendation& rec = k.rec;
   switch (pr.verdict) {
     case PlanVerdict::kRescale:
+      if (pr.phase_driven && k.ph.phase) {
+        // Held for the phase: undone when it ends, whatever the job-level plan says meanwhile.
+        k.t.held_phase = 1 + static_cast<int>(*k.ph.phase);
+        k.t.io_from = cur;
+      }
       Ask(k, pr.chosen.first, pr.phase_driven ? "rescale_for_phase" : "rescale_to_best_size",
           "rescale " + Str(cur) + " -> " + Str(pr.chosen.first) + where + ": predicted finish in " +
               Num(pr.chosen.time_s) + " s (stay: " + Num(pr.stay.time_s) + " s, deadline " +

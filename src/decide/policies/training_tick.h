@@ -81,6 +81,7 @@ bool RuleHoldRestarting(TrainingTick& k);
 bool RuleHoldMissingSignal(TrainingTick& k);
 bool RuleHoldBudget(TrainingTick& k);
 bool RuleIoBoundLoad(TrainingTick& k);
+bool RuleHoldForPhase(TrainingTick& k);
 bool RuleHoldNoDataOrDone(TrainingTick& k);
 bool RuleRescale(TrainingTick& k);
 

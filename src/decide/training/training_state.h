@@ -31,7 +31,10 @@ struct TrainingState {
   int io_from = 0;            // the size before that shrink
   int io_n1 = 0;              // IO-bound load: first size seen (0: none yet) and its GPU util
   double io_u1 = 0;
-  int io_size = 0;  // learned: fewest nodes that keep a load IO-bound (0: unknown)
+  int io_size = 0;         // learned: fewest nodes that keep a load IO-bound (0: unknown)
+  int held_phase = 0;      // 1 + the phase a phase-sized rescale is held for; 0: none
+  double size_util_s = 0;  // util x seconds at the current size (not restarting)
+  double size_util_t = 0;
   double deficit_since = kNever;
   double wall_s = 0;        // elapsed, as the policy saw it
   double ref_s = 0;         // the same work at the reference size
