@@ -162,7 +162,7 @@ TEST(TrainingPolicy, NoRescaleInsideTheDwellOrBeyondTheBudget) {
     SCOPED_TRACE(c.name);
     TrainingConfig cfg;
     cfg.rescale_burst = c.burst;
-    cfg.restart_cost_s = 30;  // cheap enough that probing the knee pays for itself
+    cfg.restart_cost_s = 10;  // cheap enough that probing the knee pays for itself
     Harness h(cfg, Ctx(), 8);
     h.rate = CommHeavy;
     h.util = 60;  // the step waits on the network; the prior expects a knee below 8
@@ -224,6 +224,44 @@ TEST(TrainingPolicy, InitialIoBoundLoadShrinksThenRestoresAtTheBoundary) {
   h.RunUntil(h.now + 15);
   EXPECT_EQ(h.log.back().second.rule, "restore_after_load") << h.log.back().second.reason;
   EXPECT_EQ(h.current, 8);
+}
+
+TEST(TrainingPolicy, TwoSizesTellHowFewNodesKeepTheLoadIoBound) {
+  // Storage-bound, util = a + b/n: 22% at 8 nodes, 24% at 4 give a = 20, b = 16, and 1 node
+  // stays under load_util_max (50%). The second step waits for the dwell and for the payoff
+  // on the load's expected remaining length (as long again as so far).
+  Harness h(TrainingConfig{}, Ctx(), 8);
+  h.phase = Phase::kLoad;
+  h.load_util = 22;
+  h.RunUntil(120);
+  ASSERT_EQ(h.current, 4);
+  h.load_util = 24;
+  h.RunUntil(4000);
+  std::vector<int> sizes;
+  for (const auto& [t, r] : h.log) {
+    if (r.rule == "shrink_io_bound_load") sizes.push_back(r.desired);
+  }
+  EXPECT_EQ(sizes, (std::vector<int>{4, 1}));
+  EXPECT_EQ(h.current, 1);
+}
+
+TEST(TrainingPolicy, GrowingBackAfterAFailureSpendsNoToken) {
+  // A failure drops the job to 7; the constraints (or anyone) bring it back to 8: that is a
+  // replacement, not a rescale, so the bucket keeps its tokens.
+  Harness h(TrainingConfig{}, Ctx(), 8);
+  h.RunUntil(600);
+  auto tokens = [&] {
+    for (const auto& [name, v] : h.log.back().second.facts) {
+      if (name == "rescale_tokens") return v;
+    }
+    return -1.0;
+  };
+  EXPECT_DOUBLE_EQ(tokens(), 2);
+  h.current = h.ready = 7;
+  h.RunUntil(630);
+  h.current = h.ready = 8;
+  h.RunUntil(660);
+  EXPECT_DOUBLE_EQ(tokens(), 2);
 }
 
 TEST(TrainingPolicy, GainBelowRestartCostHolds) {
@@ -359,7 +397,7 @@ TEST(TrainingPolicy, MissingSamplesNeverScalesDown) {
 
 TEST(TrainingPolicy, DecisionsCarryTheirNumbers) {
   TrainingConfig cfg;
-  cfg.restart_cost_s = 30;  // cheap enough that probing the knee pays for itself
+  cfg.restart_cost_s = 10;  // cheap enough that probing the knee pays for itself
   Harness h(cfg, Ctx(), 8);
   h.rate = CommHeavy;
   h.util = 60;

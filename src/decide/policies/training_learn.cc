@@ -35,7 +35,10 @@ void TrackSizeChanges(TrainingTick& k) {
     ChangeKind kind = ChangeKind::kRescale;
     if (in.current < t.prev_current && in.current < t.last_asked) {
       kind = ChangeKind::kFailure;
-    } else if (in.current == t.last_asked && IsKind(t.pending, ChangeKind::kReplacement)) {
+    } else if ((in.current == t.last_asked && IsKind(t.pending, ChangeKind::kReplacement)) ||
+               (in.current > t.prev_current && in.current <= t.last_asked &&
+                IsKind(t.change_kind, ChangeKind::kFailure))) {
+      // Growing back after a failure, asked by us or raised by the constraints (min_replicas).
       kind = ChangeKind::kReplacement;
     }
     if (in.current > t.last_asked) t.last_asked = in.current;  // adopt growth made elsewhere
@@ -108,14 +111,18 @@ void Learn(TrainingTick& k, double dt) {
   const bool sampleless =
       lp && (*lp == Phase::kEval || (*lp == Phase::kLoad && !f.load.HasData() && !has_samples));
   // Reference-equivalent time: what the same work would have taken at the reference size.
+  // Only a stalled job (ready 0: the rendezvous is down) loses time to a change; while new
+  // nodes boot or join, the job works on the `ready` ones (the engine contract).
+  const bool stalled = k.restarting && k.in.ready <= 0;
+  const int working = k.restarting ? std::max(1, std::min(k.in.ready, k.in.current)) : k.in.current;
   double ratio = 1;
-  if (k.restarting) {
+  if (stalled) {
     ratio = IsKind(t.change_kind, ChangeKind::kRescale) ? 0 : 1;
   } else if (sampleless) {
-    ratio = k.PhaseTime(*lp, t.reference, true) / k.PhaseTime(*lp, k.in.current, true);
+    ratio = k.PhaseTime(*lp, t.reference, true) / k.PhaseTime(*lp, working, true);
   } else {
     const ThroughputModel& m = (lp == Phase::kLoad && f.load.HasData()) ? f.load : f.compute;
-    auto y_ref = m.SecondsPerSample(t.reference), y_cur = m.SecondsPerSample(k.in.current);
+    auto y_ref = m.SecondsPerSample(t.reference), y_cur = m.SecondsPerSample(working);
     if (y_ref && y_cur) ratio = *y_ref / *y_cur;
   }
   if (!std::isfinite(ratio) || ratio < 0) ratio = 1;

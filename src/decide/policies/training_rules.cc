@@ -354,8 +354,8 @@ void PlanFacts(TrainingTick& k, const PlanResult& pr, const SecondsPerSampleFn& 
 bool TryProbe(TrainingTick& k, const PlanInput& pi, const PlanResult& pr,
               const SecondsPerSampleFn& y_job) {
   const int cur = k.in.current;
-  // The probe lasts about the budget's mean spacing between rescales.
-  const double cool = std::max(k.c.min_dwell_s, 3600 / std::max(k.c.rescales_per_hour, 1.0));
+  // The probe lasts one dwell: long enough to measure the probe size's speed over its noise.
+  const double cool = k.c.min_dwell_s;
   const double rc = k.c.restart_cost_s;
   if (pr.verdict == PlanVerdict::kRescale || !pr.stay.feasible ||
       k.fits.compute.DistinctSizes() != 1 || k.fits.compute.ObservedSeconds(cur) < kProbeAfterS ||
@@ -370,9 +370,11 @@ bool TryProbe(TrainingTick& k, const PlanInput& pi, const PlanResult& pr,
   const double slow = y_job(probe) / y_job(cur) - 1;
   const double lag = cool * slow + 2 * rc;
   const double slack = pr.deadline_s - k.t.wall_s - pr.stay.time_s;
-  if (lag > slack) return false;
-  // The probe must pay for itself by the prior: the node-seconds it saves over its length
-  // against both restarts. Near-linear scaling saves nothing, so it is not probed.
+  // Information is worth half the slack at most: the rest stays for the phases' own sizes
+  // (a load run small, an eval run small), which the budget also pays for.
+  if (lag > 0.5 * slack) return false;
+  // And the probe must pay for itself by the prior: the node-seconds it saves over its length
+  // against both restarts. Where the prior sees near-linear scaling it saves nothing.
   const double saved = cool / y_job(probe) * (cur * y_job(cur) - probe * y_job(probe));
   const double needed = (1 + k.c.gain_margin) * (probe + cur) * rc;
   k.Fact("probe_saved_node_s", saved);
