@@ -11,6 +11,7 @@
 #include "sim/inference_verdict.h"
 #include "sim/json_fields.h"
 #include "sim/report_html.h"
+#include "sim/training_verdict.h"
 
 namespace aiscale::sim {
 namespace {
@@ -144,6 +145,7 @@ nlohmann::json ReportJson(const ScenarioResult& r) {
   for (auto& e : runs) {
     if (e.value("policy", "") == "static-peak") continue;
     if (nlohmann::json v = InferenceVerdict(e, all); !v.is_null()) e["vs_targets"] = v;
+    if (nlohmann::json v = TrainingVerdict(e, all, r.scenario); !v.is_null()) e["vs_targets"] = v;
   }
   return {{"scenario", r.scenario},
           {"file", r.file},

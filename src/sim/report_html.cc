@@ -363,6 +363,17 @@ std::string TrainingRunCharts(const json& run, double t_max, double n_max, doubl
                    std::vector<std::pair<const char*, const char*>> series) {
     SvgChart c(t_max, y_max, 620, 170);
     PhaseBands(Timeline(run), c);
+    // The training oracle's plan (nodes per report interval), grey under the run's own.
+    if (const auto it = run.find("oracle_plan"); std::string(name) == "nodes" && it != run.end()) {
+      std::vector<ChartPoint> plan;
+      const double dt = Num(*it, "interval_s");
+      const json reps = it->value("replicas", json::array());
+      for (size_t m = 0; dt > 0 && m < reps.size(); ++m) {
+        if (reps[m].is_number())
+          plan.push_back({static_cast<double>(m) * dt, reps[m].get<double>()});
+      }
+      if (!plan.empty()) c.AddSeries({plan, "#999999", false, true, "data-kind=\"oracle\""});
+    }
     for (const auto& [key, colour] : series) {
       c.AddSeries({Points(run, key), colour, false, true,
                    Attr("data-chart", name) + " " + who + " " + Attr("data-kind", key)});
@@ -372,7 +383,7 @@ std::string TrainingRunCharts(const json& run, double t_max, double n_max, doubl
     return "<h3>" + std::string(title) + "</h3>" + c.Svg();
   };
   return "<div class=\"run\"><h3 class=\"policy\">" + EscapeHtml(Policy(run)) + "</h3>" +
-         chart("nodes", "nodes: desired (blue) vs ready (green)", n_max,
+         chart("nodes", "nodes: desired (blue) vs ready (green); the oracle's plan in grey", n_max,
                {{"desired", "#1f77b4"}, {"ready", "#2ca02c"}}) +
          chart("gpu_util", "GPU utilization of allocated GPUs (%)", 100,
                {{"gpu_util", "#1f77b4"}}) +

@@ -15,10 +15,24 @@ constexpr double kEps = 1e-9;
 
 }  // namespace
 
-TrainingJob::TrainingJob(TrainingJobConfig cfg, WorkloadEnv env)
-    : cfg_(std::move(cfg)), env_(std::move(env)) {
+TrainingJob::TrainingJob(TrainingJobConfig cfg, WorkloadEnv env, TrainingOracleSettings rules)
+    : cfg_(std::move(cfg)), env_(std::move(env)), oracle_rules_(rules) {
   ref_.kind = "TrainingJob";
   ref_.name = env_.name;
+}
+
+Result<TrainingOracleResult> TrainingJob::Oracle() const {
+  TrainingOracleInput in;
+  in.job = cfg_;
+  in.rules = oracle_rules_;
+  const ClusterConfig& cc = env_.cluster->config();
+  in.gpus_per_node = cc.gpus_per_node;
+  in.gpu_memory_gb = cc.gpu_memory_gb;
+  in.initial_replicas = env_.initial_replicas;
+  in.cluster_nodes = cc.nodes;
+  in.provisioning_s = cc.provisioning_delay_s;
+  for (const auto& f : failures_) in.failure_s.push_back(f.t_s);
+  return ComputeTrainingOracle(in);
 }
 
 double TrainingJob::ColdStartSeconds() const {
@@ -181,7 +195,11 @@ Status TrainingJob::Apply(int desired) {
       }
     }
   }
-  rescales_.push_back({SinceEpochSeconds(Now()), cur, desired});
+  bool replacement = false;
+  for (const auto& f : failures_) {
+    replacement = replacement || (f.recovered_s < 0 && desired > cur && desired <= f.size_before);
+  }
+  rescales_.push_back({SinceEpochSeconds(Now()), cur, desired, replacement});
   Reconcile(lost);
   UpdateRates();
   Reschedule();

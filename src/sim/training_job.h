@@ -23,13 +23,15 @@
 #include "sim/cluster.h"
 #include "sim/sim_workload.h"
 #include "sim/training_model.h"
+#include "sim/training_oracle.h"
 #include "sim/workload_env.h"
 
 namespace aiscale::sim {
 
 class TrainingJob final : public SimWorkload, public NodeOwner {
  public:
-  TrainingJob(TrainingJobConfig cfg, WorkloadEnv env);
+  // `rules`: the sizes and rescale budget the offline oracle in Summary() is held to.
+  TrainingJob(TrainingJobConfig cfg, WorkloadEnv env, TrainingOracleSettings rules = {});
 
   const WorkloadRef& ref() const override { return ref_; }
   void Start(EventQueue& q) override;
@@ -52,6 +54,8 @@ class TrainingJob final : public SimWorkload, public NodeOwner {
   double steps() const;  // optimizer steps done, as of the queue's now
   int running() const { return restarting_ ? 0 : static_cast<int>(running_.size()); }
   const TrainingJobConfig& config() const { return cfg_; }
+  // The offline optimum for this job (docs/training-oracle.md), with the failures seen so far.
+  Result<TrainingOracleResult> Oracle() const;
 
  private:
   struct Segment {
@@ -73,6 +77,7 @@ class TrainingJob final : public SimWorkload, public NodeOwner {
     double t_s;
     int from;
     int to;
+    bool replacement = false;  // growth back toward the size a failure took a node from
   };
 
   TimePoint Now() const { return q_->Now(); }
@@ -96,6 +101,7 @@ class TrainingJob final : public SimWorkload, public NodeOwner {
 
   TrainingJobConfig cfg_;
   WorkloadEnv env_;
+  TrainingOracleSettings oracle_rules_;
   WorkloadRef ref_;
   EventQueue* q_ = nullptr;
 

@@ -151,8 +151,12 @@ nlohmann::json TrainingJob::Summary() const {
                         {"replaced", f.replaced}});
   }
   nlohmann::json rescales = nlohmann::json::array();
-  for (const auto& r : rescales_)
+  int replacements = 0;
+  for (const auto& r : rescales_) {
     rescales.push_back({{"t_s", r.t_s}, {"from", r.from}, {"to", r.to}});
+    if (r.replacement) rescales.back()["replacement"] = true;
+    replacements += r.replacement ? 1 : 0;
+  }
   nlohmann::json j = {
       {"kind", "TrainingJob"},
       {"model", cfg_.model},
@@ -162,6 +166,8 @@ nlohmann::json TrainingJob::Summary() const {
       {"completion_time_s", SinceEpochSeconds(end)},
       {"mean_gpu_util", gpu_s > 0 ? util_s / gpu_s : 0.0},
       {"rescales", static_cast<int>(rescales_.size())},
+      // Rescales the policy chose (not replacements of failed nodes): what its budget spends.
+      {"policy_rescales", static_cast<int>(rescales_.size()) - replacements},
       {"restarts", restarts_},
       {"restart_time_s", restart_time_s_},
       {"failures", static_cast<int>(failures_.size())},
@@ -174,6 +180,13 @@ nlohmann::json TrainingJob::Summary() const {
       {"rescale_events", rescales},
       {"failure_events", failures}};
   if (cc.spot_price_per_gpu_hour) j["spot_cost_usd"] = gpu_s / 3600.0 * *cc.spot_price_per_gpu_hour;
+  if (auto o = Oracle(); o.ok()) {
+    j.update(o->ToJson(env_.report_interval_s));
+    const double og = o->gpu_hours;
+    j["gpu_hours_over_oracle"] = og > 0 ? gpu_s / 3600.0 / og : 0.0;
+  } else {
+    j["oracle_error"] = o.status().message();
+  }
   return j;
 }
 

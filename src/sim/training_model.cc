@@ -74,12 +74,17 @@ TrainingJobConfig TrainingJobConfig::Parse(const config::ConfigNode& job) {
   const auto compute = job.Child("compute");
   if (compute.IsDefined()) {
     compute.CheckKnown({"sample_compute_s", "activation_gb_per_sample", "micro_batch",
-                        "inter_node_gb_per_s", "intra_node_gb_per_s", "hop_latency_s", "util"});
+                        "inter_node_gb_per_s", "nics_per_node", "allreduce_overlap", "bucket_mb",
+                        "intra_node_gb_per_s", "hop_latency_s", "util"});
     c.sample_compute_s = compute.Number("sample_compute_s", c.sample_compute_s, Above(0));
     c.activation_gb_per_sample =
         compute.Number("activation_gb_per_sample", c.activation_gb_per_sample, AtLeast(0));
     c.micro_batch = compute.Int("micro_batch", c.micro_batch, AtLeast(1));
     c.inter_node_gb_per_s = compute.Number("inter_node_gb_per_s", c.inter_node_gb_per_s, Above(0));
+    c.nics_per_node = compute.Int("nics_per_node", c.nics_per_node, AtLeast(1));
+    c.allreduce_overlap =
+        compute.Number("allreduce_overlap", c.allreduce_overlap, config::Between(0, 1));
+    c.bucket_mb = compute.Number("bucket_mb", c.bucket_mb, Above(0));
     c.intra_node_gb_per_s = compute.Number("intra_node_gb_per_s", c.intra_node_gb_per_s, Above(0));
     c.hop_latency_s = compute.Number("hop_latency_s", c.hop_latency_s, AtLeast(0));
     c.compute_util = ParseRange(compute, "util", c.compute_util);
@@ -100,12 +105,13 @@ TrainingJobConfig TrainingJobConfig::Parse(const config::ConfigNode& job) {
   const auto eval = job.Child("eval");
   if (eval.IsDefined()) {
     eval.CheckKnown({"every_epochs", "samples", "batch_per_gpu", "sample_forward_s",
-                     "host_overhead_s", "util"});
+                     "host_overhead_s", "serial_s", "util"});
     c.eval_every_epochs = eval.Int("every_epochs", c.eval_every_epochs, AtLeast(0));
     c.eval_samples = eval.Number("samples", c.eval_samples, AtLeast(0));
     c.eval_batch_per_gpu = eval.Int("batch_per_gpu", c.eval_batch_per_gpu, AtLeast(1));
     c.eval_sample_forward_s = eval.Number("sample_forward_s", c.eval_sample_forward_s, Above(0));
     c.eval_host_overhead_s = eval.Number("host_overhead_s", c.eval_host_overhead_s, AtLeast(0));
+    c.eval_serial_s = eval.DurationSeconds("serial_s", c.eval_serial_s, AtLeast(0));
     c.eval_util = ParseRange(eval, "util", c.eval_util);
   }
 
@@ -135,11 +141,17 @@ StepTime ComputeStepTime(const TrainingJobConfig& c, int nodes, int gpus_per_nod
   t.compute_s = c.global_batch * c.sample_compute_s / gpus;
   // Hierarchical all-reduce: a ring over NVLink inside the node, then a ring across nodes.
   const double g = gpus_per_node;
-  t.sync_s = 2.0 * (g - 1) / g * grad_gb / c.intra_node_gb_per_s;
+  double sync = 2.0 * (g - 1) / g * grad_gb / c.intra_node_gb_per_s;
   if (n > 1) {
-    t.sync_s +=
-        2.0 * (n - 1) / n * grad_gb / c.inter_node_gb_per_s + 2.0 * (n - 1) * c.hop_latency_s;
+    sync += 2.0 * (n - 1) / n * grad_gb / (c.inter_node_gb_per_s * c.nics_per_node) +
+            2.0 * (n - 1) * c.hop_latency_s;
   }
+  t.sync_total_s = sync;
+  // DDP reduces each bucket as soon as backward has produced it: all but the last bucket can
+  // hide behind the rest of the backward pass (about 2/3 of forward + backward).
+  const double last_bucket = std::min(1.0, c.bucket_mb / 1e3 / std::max(grad_gb, 1e-12));
+  const double hidden = c.allreduce_overlap * (2.0 / 3.0) * t.compute_s;
+  t.sync_s = c.allreduce_overlap > 0 ? std::max(sync - hidden, last_bucket * sync) : sync;
   return t;
 }
 
@@ -177,8 +189,16 @@ PhaseRates RatesFor(const TrainingJobConfig& c, signals::Phase phase, int nodes,
       // Metric reduction across nodes: latency-bound, tiny next to the forward pass.
       const double step = work + c.eval_host_overhead_s + 2.0 * (n - 1) * c.hop_latency_s;
       r.samples_per_s = gpus * c.eval_batch_per_gpu / step;
-      r.progress_per_s = r.samples_per_s;
       r.busy_frac = work / step;
+      if (c.eval_serial_s > 0 && c.eval_samples > 0) {
+        // The serial part (one host scoring) adds the same time at every size; spread over
+        // the phase, it lowers the mean rate and the GPUs' busy share.
+        const double parallel_s = c.eval_samples / r.samples_per_s;
+        const double total_s = parallel_s + c.eval_serial_s;
+        r.samples_per_s = c.eval_samples / total_s;
+        r.busy_frac *= parallel_s / total_s;
+      }
+      r.progress_per_s = r.samples_per_s;
       r.util = Lerp(c.eval_util, r.busy_frac);
       r.sm_active = r.util * kSmPerBusyEval;
       // Forward activations are about a third of training's (no saved tensors for backward).

@@ -6,10 +6,14 @@
 // Phases:
 // - load: moves `gb` through shared storage; rate(n) = min(n * node_gb_per_s, storage_gb_per_s),
 //   so it barely speeds up once storage is the bound.
-// - compute: t_step(n) = global_batch * sample_compute_s / (n * g)   [per-GPU compute share]
-//                      + t_intra                                      [NVLink ring, every n]
-//                      + (n > 1) 2(n-1)/n * grad_bytes / inter_bw + 2(n-1) * hop_latency
-// - eval: forward-only; per-GPU batch fixed, step = b * forward_s + host_overhead_s.
+// - compute: t_step(n) = c(n) + exposed(sync(n)), c(n) = global_batch * sample_compute_s / (n*g)
+//   sync(n) = t_intra [NVLink ring, every n]
+//           + (n > 1) 2(n-1)/n * grad_bytes / (nic_gb_per_s * nics_per_node) + 2(n-1) * hop
+//   exposed = sync when nothing overlaps; with DDP's bucketed all-reduce running during the
+//   backward pass (2/3 of c(n)), exposed = max(sync - overlap * 2/3 * c(n), last bucket's share
+//   of sync), the last bucket (bucket_mb of the gradients) being reduced after backward ends.
+// - eval: forward-only; per-GPU batch fixed, step = b * forward_s + host_overhead_s, plus a
+//   per-eval serial_s that no number of nodes shortens (metrics scored on one host).
 // Utilization inside each phase's [lo, hi] range rises with the fraction of the step spent on
 // GPU work rather than waiting (network, storage, host).
 #pragma once
@@ -40,7 +44,10 @@ struct TrainingJobConfig {
   double sample_compute_s = 0.0025;  // forward+backward of one sample on one GPU
   double activation_gb_per_sample = 0.1;
   int micro_batch = 32;              // per GPU; larger local batches use gradient accumulation
-  double inter_node_gb_per_s = 25;   // per node NIC bandwidth for all-reduce
+  double inter_node_gb_per_s = 25;   // per NIC, achievable all-reduce bandwidth
+  int nics_per_node = 1;             // compute NICs per node (DGX A100: 8)
+  double allreduce_overlap = 0;      // share of the backward pass the all-reduce hides behind
+  double bucket_mb = 25;             // DDP bucket (PyTorch's bucket_cap_mb default)
   double intra_node_gb_per_s = 300;  // NVLink per direction
   double hop_latency_s = 10e-6;
   UtilRange compute_util{0.70, 0.95};
@@ -59,6 +66,7 @@ struct TrainingJobConfig {
   int eval_batch_per_gpu = 32;
   double eval_sample_forward_s = 0.0008;
   double eval_host_overhead_s = 0.02;
+  double eval_serial_s = 0;  // per eval, on one host whatever the size
   UtilRange eval_util{0.50, 0.70};
 
   // restart on any size change or failure
@@ -89,7 +97,8 @@ struct PhaseRates {
 
 struct StepTime {
   double compute_s = 0;
-  double sync_s = 0;
+  double sync_s = 0;        // the all-reduce's time the step waits for (not hidden)
+  double sync_total_s = 0;  // the whole all-reduce
   double total() const { return compute_s + sync_s; }
 };
 

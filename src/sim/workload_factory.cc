@@ -12,7 +12,8 @@ std::unique_ptr<SimWorkload> BuildTrainingJob(const config::ConfigNode& workload
   if (!workload.Has("job")) workload.Error("a TrainingJob needs a `job` map");
   TrainingJobConfig cfg = TrainingJobConfig::Parse(workload.Child("job"));
   if (workload.errors()->size() > before) return nullptr;
-  return std::make_unique<TrainingJob>(std::move(cfg), env);
+  return std::make_unique<TrainingJob>(std::move(cfg), env,
+                                       TrainingOracleSettings::FromWorkload(workload));
 }
 
 }  // namespace

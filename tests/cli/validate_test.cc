@@ -93,14 +93,14 @@ TEST(Validate, BadControllerConfigsNameThePlace) {
        "  workloads:\n"
        "    - {name: a, kind: Deployment, policy: {name: static}}\n",
        false, "4:11: spec.period: ", "must be > 0, got -5"},
-      {"negative cooldown",
+      {"negative min_dwell",
        "  workloads:\n"
        "    - name: job\n"
        "      kind: TrainingJob\n"
        "      policy:\n"
        "        name: training\n"
-       "        cooldown: -1h\n",
-       false, "9:19: spec.workloads[0].policy.cooldown: ", "must be >= 0, got -3600"},
+       "        min_dwell: -1h\n",
+       false, "9:20: spec.workloads[0].policy.min_dwell: ", "must be >= 0, got -3600"},
       {"negative stabilization window",
        "  workloads:\n"
        "    - name: a\n"

@@ -1,5 +1,6 @@
 #include "decide/training/phase_detector.h"
 
+#include <cmath>
 #include <optional>
 #include <string>
 #include <vector>
@@ -72,8 +73,43 @@ TEST(PhaseDetector, DwellAndLengths) {
   ASSERT_EQ(back.phase, Phase::kCompute);
   EXPECT_EQ(*back.typical_length_s, 1000);
   EXPECT_EQ(*at(compute, 1500).expected_remaining_s, 1000 - 300);
+  // One length alone: deviation half of it, so the cautious remaining is half the typical.
+  EXPECT_EQ(*at(compute, 1500).length_sd_s, 500);
+  EXPECT_EQ(*at(compute, 1500).cautious_remaining_s, 1000 - 500 - 300);
   // Reported phases switch at once, with no dwell.
   EXPECT_EQ(at(PhaseReading{Phase::kEval, 90.0, 1000.0}, 1515).phase, Phase::kEval);
+}
+
+// The first load teaches the next ones; each further length moves the mean and narrows or
+// widens the deviation (EWMA with weight 0.5).
+TEST(PhaseDetector, LearnedLengthsCarryTheirDeviation) {
+  const PhaseDetector d;
+  PersistentState st;
+  auto at = [&](Phase p, double t) { return d.Update(PhaseReading{p, 50.0, 0.0}, t, st, "pd"); };
+  struct Step {
+    std::string name;
+    double load_s;  // length of the load phase that ends
+    double mean, sd;
+  };
+  // mean' = mean + 0.5 dev; var' = 0.5 (var + 0.5 dev^2)
+  const std::vector<Step> steps = {
+      {"first load: sd = half", 4000, 4000, 2000},
+      {"shorter reload", 2000, 3000, std::sqrt(0.5 * (2000.0 * 2000 + 0.5 * 2000 * 2000))},
+      {"same again", 3000, 3000, std::sqrt(0.25 * (2000.0 * 2000 + 0.5 * 2000 * 2000))},
+  };
+  double t = 0;
+  for (const Step& s : steps) {
+    SCOPED_TRACE(s.name);
+    at(Phase::kLoad, t);
+    t += s.load_s;
+    at(Phase::kCompute, t);
+    t += 1000;
+    const PhaseEstimate e = at(Phase::kLoad, t);
+    ASSERT_TRUE(e.typical_length_s && e.length_sd_s && e.cautious_remaining_s);
+    EXPECT_DOUBLE_EQ(*e.typical_length_s, s.mean);
+    EXPECT_NEAR(*e.length_sd_s, s.sd, 1e-6);
+    EXPECT_NEAR(*e.cautious_remaining_s, std::max(0.0, s.mean - s.sd), 1e-6);
+  }
 }
 
 }  // namespace

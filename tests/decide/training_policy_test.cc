@@ -74,9 +74,11 @@ struct Harness {
     EXPECT_FALSE(r.reason.empty()) << "t=" << now;
     EXPECT_FALSE(r.facts.empty()) << "t=" << now;
     log.emplace_back(now, r);
-    if (std::getenv("TRAINING_TEST_TRACE") && (r.desired != current || !r.valid)) {
+    if (std::getenv("TRAINING_TEST_TRACE") &&
+        (r.desired != current || !r.valid || std::getenv("TRAINING_TEST_TRACE")[0] == 'a')) {
       std::printf("t=%.0f cur=%d -> %d %s: %s\n", now, current, r.desired, r.rule.c_str(),
                   r.reason.c_str());
+      for (const auto& [name, v] : r.facts) std::printf("  %s=%g\n", name.c_str(), v);
     }
     if (apply && r.valid && r.desired != current) {
       current = ready = r.desired;
@@ -111,14 +113,14 @@ WorkloadContext Ctx(int min = 1, int max = 100, int granularity = 1) {
   return c;
 }
 
-TEST(TrainingPolicy, FailedNodeReplacedAfterGraceEvenInCooldown) {
+TEST(TrainingPolicy, FailedNodeReplacedAfterGraceEvenInsideTheDwell) {
   Harness h(TrainingConfig{}, Ctx(), 4);
   h.RunUntil(600);
-  // Someone grows the job to 8: adopted as the asked size, and it starts a cooldown.
+  // Someone grows the job to 8: adopted as the asked size, and it starts a dwell.
   h.current = h.ready = 8;
   h.restart_until = h.now + 180;
   h.RunUntil(1200);
-  EXPECT_EQ(h.log.back().second.rule, "hold_cooldown");
+  EXPECT_EQ(h.log.back().second.rule, "hold_dwell");
   // A node fails at t=1200: current and ready drop to 7 (the contract), the job restarts.
   h.current = h.ready = 7;
   h.restart_until = h.now + 180;
@@ -140,32 +142,126 @@ TEST(TrainingPolicy, FailedNodeReplacedAfterGraceEvenInCooldown) {
   EXPECT_NE(h.Tick().desired, 8);
 }
 
-TEST(TrainingPolicy, NoRescaleInsideCooldownOrWithinOneEpoch) {
-  TrainingConfig c;
-  Harness h(c, Ctx(), 8);
-  h.rate = CommHeavy;
-  h.util = 60;                 // the step waits on the network; the prior expects a knee below 8
-  h.samples_per_epoch = 1e12;  // epochs do not advance unless the test says so
-  h.RunUntil(3600);
-  double rescaled_at = -1;
-  for (const auto& [t, r] : h.log) {
-    if (r.valid && r.desired != 8 && rescaled_at < 0) rescaled_at = t;
+TEST(TrainingPolicy, NoRescaleInsideTheDwellOrBeyondTheBudget) {
+  // After the first move below 8 (observed on the next tick), the size holds for min_dwell and
+  // while the bucket has no token; the rules say which, to the second.
+  struct Case {
+    std::string name;
+    double burst;
+    double after_s;  // since the rescale was observed
+    std::string want;
+  };
+  const std::vector<Case> cases = {
+      {"dwell holds at 899 s", 2, 899, "hold_dwell"},
+      {"dwell over at 900 s, a token left", 2, 900, ""},
+      {"burst 1: no token at 900 s", 1, 900, "hold_rescale_budget"},
+      {"burst 1: no token at 3599 s", 1, 3599, "hold_rescale_budget"},
+      {"burst 1: a token at 3600 s", 1, 3600, ""},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    TrainingConfig cfg;
+    cfg.rescale_burst = c.burst;
+    cfg.restart_cost_s = 10;  // cheap enough that probing the knee pays for itself
+    Harness h(cfg, Ctx(), 8);
+    h.rate = CommHeavy;
+    h.util = 60;  // the step waits on the network; the prior expects a knee below 8
+    h.RunUntil(3600);
+    double rescaled_at = -1;
+    for (const auto& [t, r] : h.log) {
+      if (r.valid && r.desired != 8 && rescaled_at < 0) rescaled_at = t;
+    }
+    ASSERT_GE(rescaled_at, 0) << "expected a first move below 8";
+    const double observed = rescaled_at + 15;
+    h.apply = false;
+    h.now = observed + c.after_s;
+    const std::string rule = h.Tick().rule;
+    if (c.want.empty()) {
+      EXPECT_NE(rule, "hold_dwell");
+      EXPECT_NE(rule, "hold_rescale_budget");
+    } else {
+      EXPECT_EQ(rule, c.want);
+    }
   }
-  ASSERT_GE(rescaled_at, 0) << "expected a first move below 8";
-  const int size = h.current;
-  // The change is observed on the next tick; cooldown runs from there, to the second.
-  const double observed = rescaled_at + 15;
-  h.apply = false;
-  h.now = observed + 3599;
-  EXPECT_EQ(h.Tick().rule, "hold_cooldown");
-  h.now = observed + 3600;
-  EXPECT_EQ(h.Tick().rule, "hold_epoch");
-  EXPECT_EQ(h.current, size);
-  h.done += h.samples_per_epoch;  // one epoch completes
-  h.now = observed + 3615;
-  const std::string rule = h.Tick().rule;
-  EXPECT_NE(rule, "hold_epoch");
-  EXPECT_NE(rule, "hold_cooldown");
+}
+
+TEST(TrainingPolicy, RescalesPerHourStayWithinTheBucket) {
+  // A job whose best size keeps moving (phases alternate every 40 min) must not rescale more
+  // than burst + rate x hours.
+  TrainingConfig cfg;
+  cfg.min_dwell_s = 60;
+  Harness h(cfg, Ctx(), 8);
+  h.rate = CommHeavy;
+  h.util = 60;
+  for (int i = 0; i < 12; ++i) {
+    h.phase = i % 2 ? Phase::kLoad : Phase::kCompute;
+    h.RunUntil(h.now + 2400);
+  }
+  const double hours = h.now / 3600;
+  EXPECT_LE(h.Rescales(), cfg.rescale_burst + cfg.rescales_per_hour * hours);
+  EXPECT_GT(h.Rescales(), 0);
+}
+
+TEST(TrainingPolicy, InitialIoBoundLoadShrinksThenRestoresAtTheBoundary) {
+  // The story: loading -> 4 nodes, compute -> 8. Before any throughput, low util and no
+  // samples: on first sight (after the phase dwell and two readings) n x util / load_util_max =
+  // 8 x 22 / 50 -> 4 nodes; at the load -> compute boundary, back to 8 on the next tick.
+  Harness h(TrainingConfig{}, Ctx(), 8);
+  h.phase = Phase::kLoad;
+  h.load_util = 22;
+  h.RunUntil(1200);
+  double shrink_at = -1;
+  for (const auto& [t, r] : h.log) {
+    if (r.rule == "shrink_io_bound_load" && shrink_at < 0) {
+      shrink_at = t;
+      EXPECT_EQ(r.desired, 4) << r.reason;
+    }
+  }
+  ASSERT_GE(shrink_at, 0);
+  EXPECT_LE(shrink_at, 60);
+  EXPECT_EQ(h.current, 4);
+  h.phase = Phase::kCompute;
+  h.RunUntil(h.now + 15);
+  EXPECT_EQ(h.log.back().second.rule, "restore_after_load") << h.log.back().second.reason;
+  EXPECT_EQ(h.current, 8);
+}
+
+TEST(TrainingPolicy, TwoSizesTellHowFewNodesKeepTheLoadIoBound) {
+  // Storage-bound, util = a + b/n: 22% at 8 nodes, 24% at 4 give a = 20, b = 16, and 1 node
+  // stays under load_util_max (50%). The second step waits for the dwell and for the payoff
+  // on the load's expected remaining length (as long again as so far).
+  Harness h(TrainingConfig{}, Ctx(), 8);
+  h.phase = Phase::kLoad;
+  h.load_util = 22;
+  h.RunUntil(120);
+  ASSERT_EQ(h.current, 4);
+  h.load_util = 24;
+  h.RunUntil(4000);
+  std::vector<int> sizes;
+  for (const auto& [t, r] : h.log) {
+    if (r.rule == "shrink_io_bound_load") sizes.push_back(r.desired);
+  }
+  EXPECT_EQ(sizes, (std::vector<int>{4, 1}));
+  EXPECT_EQ(h.current, 1);
+}
+
+TEST(TrainingPolicy, GrowingBackAfterAFailureSpendsNoToken) {
+  // A failure drops the job to 7; the constraints (or anyone) bring it back to 8: that is a
+  // replacement, not a rescale, so the bucket keeps its tokens.
+  Harness h(TrainingConfig{}, Ctx(), 8);
+  h.RunUntil(600);
+  auto tokens = [&] {
+    for (const auto& [name, v] : h.log.back().second.facts) {
+      if (name == "rescale_tokens") return v;
+    }
+    return -1.0;
+  };
+  EXPECT_DOUBLE_EQ(tokens(), 2);
+  h.current = h.ready = 7;
+  h.RunUntil(630);
+  h.current = h.ready = 8;
+  h.RunUntil(660);
+  EXPECT_DOUBLE_EQ(tokens(), 2);
 }
 
 TEST(TrainingPolicy, GainBelowRestartCostHolds) {
@@ -219,7 +315,7 @@ TEST(TrainingPolicy, IoBoundLongLoadPhaseRunsOnFewerNodes) {
   }
   EXPECT_LT(smallest, 8);
   EXPECT_EQ(rule, "rescale_for_phase");
-  // Compute resumes: after the cooldown the job grows back to the reference size.
+  // Compute resumes: the job grows back to the reference size.
   h.phase = Phase::kCompute;
   h.RunUntil(h.now + 2 * 3600);
   EXPECT_EQ(h.current, 8);
@@ -256,7 +352,7 @@ TEST(TrainingPolicy, ComputePhaseGoesToTheKnee) {
 TEST(TrainingPolicy, SizesStayWithinCapacityGroupsAndModelMinimum) {
   TrainingConfig c;
   c.reference_replicas = 8;
-  c.cooldown_s = 600;
+  c.min_dwell_s = 600;
   Harness h(c, Ctx(4, 16, 2), 8);
   h.rate = CommHeavy;
   h.util = 60;
@@ -300,7 +396,9 @@ TEST(TrainingPolicy, MissingSamplesNeverScalesDown) {
 }
 
 TEST(TrainingPolicy, DecisionsCarryTheirNumbers) {
-  Harness h(TrainingConfig{}, Ctx(), 8);
+  TrainingConfig cfg;
+  cfg.restart_cost_s = 10;  // cheap enough that probing the knee pays for itself
+  Harness h(cfg, Ctx(), 8);
   h.rate = CommHeavy;
   h.util = 60;
   h.RunUntil(4 * 3600);
@@ -332,12 +430,17 @@ TEST(TrainingConfig, ValidationNamesTheField) {
   };
   const std::vector<Case> cases = {
       {"defaults", "name: training\n", ""},
-      {"durations", "name: training\ncooldown: 30m\nrestart_cost: 2m\n", ""},
-      {"negative cooldown", "name: training\ncooldown: -5\n", "policy.cooldown"},
+      {"durations", "name: training\nmin_dwell: 30m\nrestart_cost: 2m\n", ""},
+      {"budget", "name: training\nrescales_per_hour: 0.5\nrescale_burst: 3\n", ""},
+      {"cooldown is gone", "name: training\ncooldown: 1h\n", "replaced by the rescale budget"},
+      {"min_epochs is gone", "name: training\nmin_epochs: 1\n", "policy.min_epochs"},
+      {"burst 0", "name: training\nrescale_burst: 0\n", "policy.rescale_burst"},
+      {"negative rate", "name: training\nrescales_per_hour: -1\n", "policy.rescales_per_hour"},
+      {"negative dwell", "name: training\nmin_dwell: -5\n", "policy.min_dwell"},
       {"slowdown 1", "name: training\nmax_slowdown: 1\n", "policy.max_slowdown"},
       {"slowdown negative", "name: training\nmax_slowdown: -0.1\n", "policy.max_slowdown"},
       {"negative restart", "name: training\nrestart_cost: -1\n", "policy.restart_cost"},
-      {"unknown field", "name: training\ncooldwn: 5\n", "cooldwn"},
+      {"unknown field", "name: training\nmin_dwel: 5\n", "min_dwel"},
       {"reference off the group", "name: training\nreference_replicas: 3\n",
        "policy.reference_replicas"},
   };

@@ -3,15 +3,29 @@
 //
 // Rules, first match wins (Recommendation.rule names it; reason and facts carry the numbers):
 //   1. replace_failed_nodes: current or ready below the size last asked for, for grace_period:
-//      ask for that size again (capped by free capacity); ignores cooldown.
+//      ask for that size again (capped by free capacity); ignores the rescale budget.
 //   2. hold_restarting: the job is restarting or warming up after a size change.
-//   3. hold_cooldown / hold_epoch: less than `cooldown` or `min_epochs` since the last rescale.
-//   4. rescale_to_best_size / rescale_for_phase: the cheapest size (node-seconds for the rest of
-//      the job, restart included) whose predicted completion stays within max_slowdown of the
-//      reference size, when its gain over staying exceeds the restart cost by gain_margin.
-//   5. hold_*: otherwise, saying why.
+//   3. hold_missing_signal: samples_per_s or samples_remaining has no data (valid=false).
+//   4. hold_rescale_budget / hold_dwell: the token bucket (rescales_per_hour on average, at most
+//      rescale_burst at once) holds no token, or the size has lasted less than min_dwell.
+//   5. shrink_io_bound_load / restore_after_load: the initial data load, before any training
+//      throughput exists, runs with low GPU util and no samples: shrink to the nodes its input
+//      stream keeps busy (n x util / load_util_max), when the gain over its expected remaining
+//      length (as long again as so far) pays for both restarts; when it ends, grow back to the
+//      reference size at once.
+//   5b. hold_for_phase / restore_after_phase: a size chosen for a load or eval phase (rule 6)
+//      holds until that phase ends, then the size before it comes back at once.
+//   6. rescale_to_best_size / rescale_for_phase / probe_smaller_size: the cheapest size
+//      (node-seconds for the rest of the job, restart included) whose predicted completion stays
+//      within max_slowdown of the reference size, when its gain over staying exceeds the restart
+//      cost by gain_margin; a phase (load, eval) gets a size of its own when its learned length
+//      (mean less one deviation) outlasts min_dwell and the bucket can pay for the way back.
+//   7. hold_*: otherwise, saying why.
+// A phase boundary is seen on the tick it happens (the job's `phase` signal, or inferred), and
+// rules 5 and 6 act on it at once when the budget and the payoff allow.
 // Missing samples_per_s or samples_remaining gives valid=false: never a scale-down on no data.
-// Pure: everything learned (throughput fits, phase lengths, last asked size) is in the state.
+// Pure: everything learned (throughput fits, phase lengths, tokens, last asked size) is in the
+// state.
 #pragma once
 
 #include <memory>
@@ -27,8 +41,11 @@
 namespace aiscale::decide {
 
 struct TrainingConfig {
-  double cooldown_s = 3600;
-  double min_epochs = 1;             // completed epochs between rescales
+  // Rescale budget: a token bucket refilled at rescales_per_hour, holding at most
+  // rescale_burst; every rescale the policy makes spends one. Failures and replacements do not.
+  double rescales_per_hour = 1;
+  double rescale_burst = 2;
+  double min_dwell_s = 900;          // a size lasts at least this long before the next rescale
   double restart_cost_s = 180;       // checkpoint + re-rendezvous + restore
   double max_slowdown = 0.10;        // allowed completion-time loss vs the reference size, [0, 1)
   double gain_margin = 0.5;          // gain must exceed (1 + margin) x restart cost
@@ -50,9 +67,9 @@ class TrainingPolicy final : public Policy {
   static std::unique_ptr<Policy> Make(const config::ConfigNode& node, const WorkloadContext& ctx);
   std::string_view Name() const override { return "training"; }
   Recommendation Recommend(const PolicyInput& in, PersistentState& state) const override;
-  // Required: without them there is no throughput, no remaining work, no epoch spacing.
+  // Required: without them there is no throughput and no remaining work.
   std::vector<std::string> Signals() const override;
-  // Read when present: the job's own phase and the GPUs' utilization (phase inference).
+  // Read when present: the job's own phase, the GPUs' utilization (phase inference), epoch.
   std::vector<std::string> OptionalSignals() const override;
   const TrainingConfig& config() const { return c_; }
 

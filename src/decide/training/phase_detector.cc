@@ -51,12 +51,15 @@ PhaseEstimate PhaseDetector::Update(const PhaseReading& r, double now_s, Persist
   const std::string k_phase = prefix + ".phase", k_since = prefix + ".since";
   const std::string k_cand = prefix + ".cand", k_cand_since = prefix + ".cand_since";
   const std::string k_len = prefix + ".len", k_count = prefix + ".count";
+  const std::string k_var = prefix + ".var";
   std::optional<Phase> cur = FromState(state.Get(k_phase, -1));
   double since = state.Get(k_since, now_s);
   std::vector<double>& len = state.Vec(k_len);
   std::vector<double>& count = state.Vec(k_count);
+  std::vector<double>& var = state.Vec(k_var);
   len.resize(3, 0);
   count.resize(3, 0);
+  var.resize(3, 0);
 
   PhaseEstimate e;
   double change_at = now_s;
@@ -89,7 +92,15 @@ PhaseEstimate PhaseDetector::Update(const PhaseReading& r, double now_s, Persist
     if (cur) {
       const int i = static_cast<int>(*cur);
       const double d = change_at - since;
-      len[i] = count[i] == 0 ? d : c_.length_ewma * d + (1 - c_.length_ewma) * len[i];
+      const double a = c_.length_ewma;
+      if (count[i] == 0) {
+        len[i] = d;
+        var[i] = 0.25 * d * d;  // one length says little about the next: sd = half of it
+      } else {
+        const double dev = d - len[i];
+        len[i] += a * dev;
+        var[i] = (1 - a) * (var[i] + a * dev * dev);
+      }
       count[i] += 1;
       e.ended = cur;
       e.ended_length_s = d;
@@ -105,9 +116,12 @@ PhaseEstimate PhaseDetector::Update(const PhaseReading& r, double now_s, Persist
   e.elapsed_s = std::max(0.0, now_s - since);
   if (count[i] > 0) {
     e.typical_length_s = len[i];
+    e.length_sd_s = std::sqrt(std::max(0.0, var[i]));
     e.expected_remaining_s = std::max(0.0, len[i] - e.elapsed_s);
+    e.cautious_remaining_s = std::max(0.0, len[i] - *e.length_sd_s - e.elapsed_s);
   } else {
     e.expected_remaining_s = e.elapsed_s;
+    e.cautious_remaining_s = e.elapsed_s;
   }
   return e;
 }

@@ -7,9 +7,11 @@
 // samples at mid or high utilization = eval; no samples and idle GPUs (a restart) keep the
 // current phase. Inferred
 // changes need a utilization margin (`hysteresis`) and must persist `dwell_s`, so noise around a
-// threshold does not flap. Completed phase lengths are averaged per phase (EWMA) to predict a
-// phase's remaining length; a phase never seen to end is predicted to last as long again as it
-// has so far (the median guess for a length known only to exceed its age).
+// threshold does not flap. Completed phase lengths are averaged per phase (EWMA, with an EWMA
+// of the squared deviation; one length alone is given a deviation of half itself) to predict a
+// phase's remaining length and a cautious one (mean less one deviation); a phase never seen to
+// end is predicted to last as long again as it has so far (the median guess for a length known
+// only to exceed its age), and cautiously no longer than that.
 // Pure: all state lives in the PersistentState passed in.
 #pragma once
 
@@ -40,10 +42,12 @@ struct PhaseEstimate {
   std::string source;                   // "reported", "inferred", "held", "unknown"
   double elapsed_s = 0;                 // time in the current phase
   std::optional<double> expected_remaining_s;
-  std::optional<double> typical_length_s;  // EWMA of completed lengths of this phase
-  bool changed = false;                    // the phase changed at this update
-  std::optional<signals::Phase> ended;     // when changed: the phase that ended
-  double ended_length_s = 0;               // and how long it lasted
+  std::optional<double> typical_length_s;      // EWMA of completed lengths of this phase
+  std::optional<double> length_sd_s;           // and their deviation
+  std::optional<double> cautious_remaining_s;  // typical less one deviation, less elapsed
+  bool changed = false;                        // the phase changed at this update
+  std::optional<signals::Phase> ended;         // when changed: the phase that ended
+  double ended_length_s = 0;                   // and how long it lasted
 };
 
 class PhaseDetector {

@@ -76,10 +76,9 @@ PlanResult PlanSize(const PlanInput& in) {
       double t1 = work * ph.y(n);
       const double rest = ph.trains ? remaining - work : remaining;
       // A phase-sized change must be undone when the phase ends, so the phase has to outlast
-      // the cooldown; otherwise it is a job-level change in disguise (the cooldown would keep
-      // the phase's size into the next phase, and a sample-less phase's learned duration mixes
-      // size with content: a reload is half an initial load whatever the size).
-      if (n != back_to && n != in.current && sw + t1 < in.cooldown_s) continue;
+      // the dwell and the budget's refill; otherwise it is a job-level change in disguise (the
+      // phase's size would last into the next phase).
+      if (n != back_to && n != in.current && sw + t1 < in.return_wait_s) continue;
       const double back = (n != back_to && rest > 0) ? in.restart_s : 0;
       const double t2 = back + rest * in.y_job(back_to);
       p.time_s = sw + t1 + t2;

@@ -8,8 +8,9 @@
 // within (1 + max_slowdown) x (reference-equivalent time so far + the rest at the reference
 // size), so restarts and slow stretches already paid for use it up. With a phase segment (the
 // current phase's expected remaining work and its own speed curve), a plan runs n for the rest
-// of the phase, then the job-level best size; a phase shorter than the cooldown gets no plan
-// of its own, since its size could not be undone when it ends. Pure functions of the input.
+// of the phase, then the job-level best size; a phase shorter than return_wait_s (dwell, budget)
+// gets no plan of its own, since its size could not be undone when it ends. Pure functions of the
+// input.
 #pragma once
 
 #include <functional>
@@ -40,7 +41,9 @@ struct PlanInput {
   SecondsPerSampleFn y_job;  // the job's phase mix
   std::optional<PhaseSegment> phase;
   double restart_s = 0;
-  double cooldown_s = 0;
+  // A phase-sized change must outlast this before it can be undone (min dwell, and the time
+  // the rescale budget needs to pay for the way back).
+  double return_wait_s = 0;
   double max_slowdown = 0;
   double gain_margin = 0;
   double elapsed_wall_s = 0;  // since the job started (as seen by the policy)

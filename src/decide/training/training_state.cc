@@ -22,6 +22,16 @@ void Fields(State& t, Fn&& f) {
   f("tr.settled_at", t.settled_at);
   f("tr.rescale_at", t.rescale_at);
   f("tr.epoch_at_rescale", t.epoch_at_rescale);
+  f("tr.tokens", t.tokens);
+  f("tr.tokens_at", t.tokens_at);
+  f("tr.io_shrunk", t.io_shrunk);
+  f("tr.io_from", t.io_from);
+  f("tr.io_n1", t.io_n1);
+  f("tr.io_u1", t.io_u1);
+  f("tr.io_size", t.io_size);
+  f("tr.held_phase", t.held_phase);
+  f("tr.size_util_s", t.size_util_s);
+  f("tr.size_util_t", t.size_util_t);
   f("tr.deficit_since", t.deficit_since);
   f("tr.wall_s", t.wall_s);
   f("tr.ref_s", t.ref_s);

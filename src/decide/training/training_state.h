@@ -9,7 +9,7 @@ namespace aiscale::decide {
 
 inline constexpr double kNever = -1e300;
 
-// Why the size last changed (how the reference-time budget and cooldown treat it).
+// Why the size last changed (how the reference-time budget and the rescale budget treat it).
 enum class ChangeKind { kNone = 0, kFailure = 1, kReplacement = 2, kRescale = 3 };
 
 struct TrainingState {
@@ -23,8 +23,18 @@ struct TrainingState {
   double change_at = kNever;   // last observed change of size (any cause)
   int change_kind = 0;         // ChangeKind of that change
   double settled_at = kNever;  // first tick with ready >= current after that change
-  double rescale_at = kNever;  // last change the policy asked for (cooldown)
+  double rescale_at = kNever;  // last rescale observed (min_dwell runs from here)
   double epoch_at_rescale = 0;
+  double tokens = 0;          // rescale budget left, as of tokens_at
+  double tokens_at = kNever;  // kNever: the bucket starts full
+  bool io_shrunk = false;     // a load was shrunk; grow back to io_from when it ends
+  int io_from = 0;            // the size before that shrink
+  int io_n1 = 0;              // IO-bound load: first size seen (0: none yet) and its GPU util
+  double io_u1 = 0;
+  int io_size = 0;         // learned: fewest nodes that keep a load IO-bound (0: unknown)
+  int held_phase = 0;      // 1 + the phase a phase-sized rescale is held for; 0: none
+  double size_util_s = 0;  // util x seconds at the current size (not restarting)
+  double size_util_t = 0;
   double deficit_since = kNever;
   double wall_s = 0;        // elapsed, as the policy saw it
   double ref_s = 0;         // the same work at the reference size
