@@ -228,9 +228,9 @@ std::string Done(const Decision& d) {
 // One decision as a short paragraph.
 void Describe(std::ostream& os, const Decision& d) {
   const std::string wall = FormatWallTime(d.wall);
-  os << (wall.empty() ? "" : wall + " ") << "(t=" << Num(SinceEpochSeconds(d.at)) << "s)  "
-     << d.workload << "  policy " << d.policy << "  scale " << d.current << " (" << d.ready
-     << " ready)\n";
+  // Wall time when the daemon stamped it; the monotonic t only for simulator records.
+  os << (wall.empty() ? "t=" + Num(SinceEpochSeconds(d.at)) + "s" : wall) << "  " << d.workload
+     << "  policy " << d.policy << "  scale " << d.current << " (" << d.ready << " ready)\n";
   os << "  seen:        " << Seen(d) << "\n";
   const Recommendation& r = d.recommendation;
   if (r.valid) {
