@@ -103,7 +103,10 @@ TimePoint Collector::NextDue() const {
   std::lock_guard<std::mutex> lock(state_->mu);
   TimePoint next = TimePoint::max();
   for (const Slot& s : state_->slots) {
-    if (!s.in_flight && s.next_due < next) next = s.next_due;
+    // A slot whose source is busy waits for that batch to finish, not for its due time.
+    const auto busy = state_->busy.find(s.sig.source);
+    if (s.in_flight || (busy != state_->busy.end() && busy->second)) continue;
+    if (s.next_due < next) next = s.next_due;
   }
   return next;
 }

@@ -40,7 +40,8 @@ class Collector {
   size_t Add(const WorkloadRef& ref, const std::vector<CollectSignal>& signals);
   // Starts every fetch due at `now` and returns without waiting for them.
   void RunDue(TimePoint now);
-  // The earliest time a fetch is due (TimePoint::max() with nothing registered).
+  // The earliest time a fetch that can start is due (TimePoint::max() when none can: nothing
+  // registered, or every source busy); the daemon re-checks often enough for a busy source.
   TimePoint NextDue() const;
   // The latest result for each of workload `id`'s signals, in the order given to Add: the
   // observations of the newest completed fetch, or why there are none.
