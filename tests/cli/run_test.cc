@@ -418,5 +418,88 @@ TEST(Run, SigtermFinishesTheTickStopsTheReplicasAndExitsZero) {
   EXPECT_EQ(ds.back().current, 2);
 }
 
+// A Prometheus on 127.0.0.1 (port 0) whose instant queries answer two series of 1 (the shape of
+// tests/monitor/testdata/promql_vector_*.json), stamped now.
+class TinyPrometheus {
+ public:
+  TinyPrometheus() {
+    server_.Get("/api/v1/query", [](const httplib::Request&, httplib::Response& res) {
+      const double now =
+          std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
+              .count();
+      nlohmann::json result = nlohmann::json::array();
+      for (const char* pod : {"a", "b"}) {
+        result.push_back({{"metric", {{"pod", pod}}}, {"value", {now, "1"}}});
+      }
+      const nlohmann::json body = {{"status", "success"},
+                                   {"data", {{"resultType", "vector"}, {"result", result}}}};
+      res.set_content(body.dump(), "application/json");
+    });
+    port_ = server_.bind_to_any_port("127.0.0.1");
+    thread_ = std::thread([this] { server_.listen_after_bind(); });
+    // stop() is a no-op until the accept loop runs: wait for it, so the destructor can join.
+    for (int i = 0; i < 5000 && !server_.is_running(); ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  }
+  ~TinyPrometheus() {
+    server_.stop();
+    thread_.join();
+  }
+  int port() const { return port_; }
+
+ private:
+  httplib::Server server_;
+  int port_ = 0;
+  std::thread thread_;
+};
+
+TEST(Run, TheFirstTickSeesTheFirstRoundOfFetches) {
+  // The daemon waits for the first fetches before its first tick, so a signal that answers at
+  // once is data in decision one, not "no fetch has completed yet".
+  TinyPrometheus prom;
+  RunFixture f("firsttick");
+  const int api = FreePort();
+  const std::string cfg = f.WriteConfig(
+      "apiVersion: aiscale.dev/v1alpha1\n"
+      "kind: ControllerConfig\n"
+      "spec:\n"
+      "  period: 1s\n"
+      "  store: " +
+      f.store() +
+      "\n"
+      "  server: {port: " +
+      std::to_string(api) +
+      "}\n"
+      "  sources:\n"
+      "    - {name: prom, type: prometheus, url: 'http://127.0.0.1:" +
+      std::to_string(prom.port()) +
+      "'}\n"
+      "  workloads:\n"
+      "    - name: svc\n"
+      "      kind: Deployment\n"
+      "      min_replicas: 1\n"
+      "      max_replicas: 4\n"
+      "      policy:\n"
+      "        name: hpa\n"
+      "        metrics: [{signal: concurrency, type: Pods, target: {type: AverageValue, value: "
+      "10}}]\n"
+      "      signals: [{name: concurrency, source: prom, query: 'sum by (pod) (x)'}]\n"
+      "      target: {engine: local, command: [/bin/sleep, '600'], grace_period: 1s}\n");
+  f.Start({"run", "-c", cfg});
+  ASSERT_TRUE(AwaitWorkload(api, [&](const nlohmann::json&) {
+    return !f.Decisions("svc").empty();
+  })) << f.log();
+  ASSERT_EQ(::kill(f.pid(), SIGTERM), 0);
+  EXPECT_EQ(f.Wait(), 0) << f.log();
+  const std::vector<Decision> ds = f.Decisions("svc");
+  ASSERT_FALSE(ds.empty());
+  const Decision& first = ds.front();
+  ASSERT_EQ(first.inputs.size(), 1u);
+  EXPECT_EQ(first.inputs[0].status, SignalStatus::kOk) << first.inputs[0].detail;
+  EXPECT_EQ(first.inputs[0].sum, 2);
+  EXPECT_TRUE(f.Replicas().empty());
+}
+
 }  // namespace
 }  // namespace aiscale::cli
