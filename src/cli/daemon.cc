@@ -168,6 +168,9 @@ Status Daemon::Run() {
     Shutdown();
     return Status::Ok();
   }
+  // Start the first round here, not only on the collector thread: otherwise the wait below can
+  // find nothing in flight yet and the first tick would see no data at all.
+  controller_->Collect();
   std::thread collector([this] { CollectLoop(); });
   AwaitFirstFetches(std::min(period, Seconds(5)) + Seconds(0.5));
   TimePoint next = clock_.Now();
