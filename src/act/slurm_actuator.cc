@@ -69,8 +69,8 @@ Result<TargetSpec> ParseSlurmTarget(const config::ConfigNode& node) {
 }
 
 SlurmActuator::SlurmActuator(WorkloadRef ref, SlurmTargetConfig cfg,
-                             std::shared_ptr<CommandRunner> runner, Clock& clock,
-                             HttpClient& http, int initial_replicas)
+                             std::shared_ptr<CommandRunner> runner, Clock& clock, HttpClient& http,
+                             int initial_replicas)
     : ref_(std::move(ref)),
       cfg_(std::move(cfg)),
       runner_(std::move(runner)),
@@ -157,8 +157,8 @@ void SlurmActuator::Probe(std::vector<Replica>& replicas) {
       continue;
     }
     HttpRequest req;
-    req.url = "http://" + r.host + ":" + std::to_string(cfg_.PortFor(r.index)) +
-              cfg_.readiness.http_path;
+    req.url =
+        "http://" + r.host + ":" + std::to_string(cfg_.PortFor(r.index)) + cfg_.readiness.http_path;
     req.timeout = kProbeTimeout;
     req.max_body_bytes = 64 * 1024;
     Result<HttpResponse> resp = http_.Send(req);
@@ -186,9 +186,8 @@ Status SlurmActuator::Sync() {
       std::set<std::string> still;
       for (const Replica& r : s.replicas) still.insert(r.job.id);
       for (auto it = stopping_.begin(); it != stopping_.end();) {
-        const bool running_stop =
-            std::any_of(stoppers_.begin(), stoppers_.end(),
-                        [&](const Stopper& st) { return st.job_id == *it; });
+        const bool running_stop = std::any_of(stoppers_.begin(), stoppers_.end(),
+                                              [&](const Stopper& st) { return st.job_id == *it; });
         it = (!still.count(*it) && !running_stop) ? stopping_.erase(it) : std::next(it);
       }
       std::erase_if(s.replicas, [&](const Replica& r) { return stopping_.count(r.job.id) > 0; });
@@ -266,15 +265,15 @@ Status SlurmActuator::Submit(int index) {
   Result<std::string> id = cli_.Submit(args, path);
   std::lock_guard<std::mutex> lock(mu_);
   if (!id.ok()) {
-    last_event_ = "sbatch failed for replica " + std::to_string(index) + ": " +
-                  id.status().message();
+    last_event_ =
+        "sbatch failed for replica " + std::to_string(index) + ": " + id.status().message();
     return id.status().Wrap("unable to submit replica " + std::to_string(index) + " of " +
                             ref_.Key());
   }
   // Until the next poll shows it, the new job counts as pending.
   snap_.replicas.push_back(
-      Replica{index, SlurmJob{*id, cfg_.job_name, "PENDING", "", JobTag(ref_.Key(), index), ""},
-              "", false});
+      Replica{index, SlurmJob{*id, cfg_.job_name, "PENDING", "", JobTag(ref_.Key(), index), ""}, "",
+              false});
   return Status::Ok();
 }
 
@@ -396,9 +395,8 @@ std::string SlurmActuator::DetailLocked() const {
     if (desired_ > max || (pending > 0 && *snap_.idle_nodes == 0)) {
       parts.push_back("capped: partition " +
                       (cfg_.partition.empty() ? std::string("(default)") : cfg_.partition) +
-                      " has " + std::to_string(*snap_.idle_nodes) +
-                      " idle node(s); at most " + std::to_string(max) +
-                      " replica(s) fit (one job per node)");
+                      " has " + std::to_string(*snap_.idle_nodes) + " idle node(s); at most " +
+                      std::to_string(max) + " replica(s) fit (one job per node)");
     }
   } else if (!snap_.capacity_error.empty()) {
     parts.push_back("capacity unknown: " + snap_.capacity_error);
@@ -429,8 +427,8 @@ Result<std::vector<ReplicaEndpoint>> SlurmActuator::Endpoints(const WorkloadRef&
   std::vector<ReplicaEndpoint> out;
   for (const Replica& r : snap_.replicas) {
     if (!JobIsRunning(r.job)) continue;
-    out.push_back({ref_.name + "-" + std::to_string(r.index), r.host, cfg_.PortFor(r.index),
-                   r.ready});
+    out.push_back(
+        {ref_.name + "-" + std::to_string(r.index), r.host, cfg_.PortFor(r.index), r.ready});
   }
   std::sort(out.begin(), out.end(),
             [](const ReplicaEndpoint& a, const ReplicaEndpoint& b) { return a.port < b.port; });

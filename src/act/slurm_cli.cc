@@ -84,7 +84,8 @@ Result<CommandOutput> SubprocessRunner::Run(
   std::vector<char*> c_args = CStrings(args);
   std::vector<char*> c_env = CStrings(envs);
   int out_pipe[2], err_pipe[2], exec_pipe[2];
-  if (pipe2(out_pipe, O_CLOEXEC) != 0) return Status::Internal("pipe: " + std::string(strerror(errno)));
+  if (pipe2(out_pipe, O_CLOEXEC) != 0)
+    return Status::Internal("pipe: " + std::string(strerror(errno)));
   if (pipe2(err_pipe, O_CLOEXEC) != 0 || pipe2(exec_pipe, O_CLOEXEC) != 0) {
     return Status::Internal("pipe: " + std::string(strerror(errno)));
   }
@@ -108,8 +109,8 @@ Result<CommandOutput> SubprocessRunner::Run(
   const bool exec_failed = read(exec_pipe[0], &exec_errno, sizeof exec_errno) == sizeof exec_errno;
   close(exec_pipe[0]);
   CommandOutput result;
-  const auto deadline =
-      std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::nanoseconds>(timeout);
+  const auto deadline = std::chrono::steady_clock::now() +
+                        std::chrono::duration_cast<std::chrono::nanoseconds>(timeout);
   const bool finished = exec_failed || Drain(out_pipe[0], err_pipe[0], deadline, result);
   close(out_pipe[0]);
   close(err_pipe[0]);
@@ -156,8 +157,8 @@ Result<std::vector<SlurmJob>> SlurmCli::Jobs() {
     if (out.exit_code == 0 && !out.out.empty() && out.out[0] == '{') return jobs;
   }
   ASSIGN_OR_RETURN(CommandOutput out,
-                   Run({"squeue", "-h", "-t", "PENDING,CONFIGURING,RUNNING,REQUEUED,RESIZING",
-                        "-o", "%i|%T|%N|%j|%k"}));
+                   Run({"squeue", "-h", "-t", "PENDING,CONFIGURING,RUNNING,REQUEUED,RESIZING", "-o",
+                        "%i|%T|%N|%j|%k"}));
   if (out.exit_code != 0) return Failed("squeue", out);
   return ParseSqueueText(out.out);
 }

@@ -84,9 +84,10 @@ std::string NullToEmpty(std::string s) { return s == "(null)" ? "" : s; }
 // Node state flags (22.05 `state_flags`) under which an idle node takes no new job.
 bool FlagBlocksJobs(const std::string& flag) {
   static const std::set<std::string> kBlocking = {
-      "DRAIN",       "DRAINING",      "DRAINED",       "FAIL",          "MAINTENANCE",
-      "NOT_RESPONDING", "POWERED_DOWN", "POWERING_DOWN", "POWER_DOWN",  "POWERING_UP",
-      "REBOOT_REQUESTED", "REBOOT_ISSUED", "RESERVED",  "COMPLETING",    "PLANNED"};
+      "DRAIN",       "DRAINING",       "DRAINED",          "FAIL",
+      "MAINTENANCE", "NOT_RESPONDING", "POWERED_DOWN",     "POWERING_DOWN",
+      "POWER_DOWN",  "POWERING_UP",    "REBOOT_REQUESTED", "REBOOT_ISSUED",
+      "RESERVED",    "COMPLETING",     "PLANNED"};
   return kBlocking.count(flag) > 0;
 }
 
@@ -97,8 +98,8 @@ Result<std::vector<SlurmJob>> ParseSqueueJson(std::string_view text) {
   std::vector<SlurmJob> jobs;
   for (const json& j : doc["jobs"]) {
     if (!j.is_object()) return Status::Invalid("squeue output: a job is not an object");
-    SlurmJob job{Str(j, "job_id"),  Str(j, "name"),    Str(j, "job_state"),
-                 Str(j, "nodes"),   Str(j, "comment"), Str(j, "state_reason")};
+    SlurmJob job{Str(j, "job_id"), Str(j, "name"),    Str(j, "job_state"),
+                 Str(j, "nodes"),  Str(j, "comment"), Str(j, "state_reason")};
     if (job.id.empty()) return Status::Invalid("squeue output: a job has no job_id");
     jobs.push_back(std::move(job));
   }
@@ -150,8 +151,8 @@ Result<std::vector<SlurmNode>> ParseSinfoText(std::string_view text) {
     std::string state = Lower((*f)[2]);
     // A trailing *~#!%$@^- marks a node that is not responding, powered down, reserved...
     bool flagged = false;
-    while (!state.empty() && std::string_view("*~#!%$@^-+").find(state.back()) !=
-                                 std::string_view::npos) {
+    while (!state.empty() &&
+           std::string_view("*~#!%$@^-+").find(state.back()) != std::string_view::npos) {
       state.pop_back();
       flagged = true;
     }
@@ -180,9 +181,8 @@ std::optional<int> ParseJobTag(const std::string& comment, const std::string& wo
     return std::nullopt;
   }
   const std::string digits = comment.substr(prefix.size());
-  if (digits.size() > 6 || !std::all_of(digits.begin(), digits.end(), [](unsigned char c) {
-        return std::isdigit(c) != 0;
-      })) {
+  if (digits.size() > 6 || !std::all_of(digits.begin(), digits.end(),
+                                        [](unsigned char c) { return std::isdigit(c) != 0; })) {
     return std::nullopt;
   }
   return std::stoi(digits);

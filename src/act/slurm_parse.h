@@ -28,9 +28,9 @@ struct SlurmJob {
 
 // One node as sinfo shows it, in one partition.
 struct SlurmNode {
-  std::string name;     // "node1"
-  std::string address;  // NodeAddr: where its services can be reached
-  std::string state;    // base state, lower case: idle, allocated, mixed, down, ...
+  std::string name;          // "node1"
+  std::string address;       // NodeAddr: where its services can be reached
+  std::string state;         // base state, lower case: idle, allocated, mixed, down, ...
   bool unavailable = false;  // drained, draining, down, not responding, reserved...: takes no job
   std::vector<std::string> partitions;
 };

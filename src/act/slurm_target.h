@@ -21,17 +21,17 @@
 namespace aiscale::act {
 
 struct SlurmTargetConfig {
-  std::string script;     // batch-script template; {replica}, {port}, {workload} substituted
-  std::string partition;  // empty: the cluster's default partition
-  std::string job_name;   // empty: "aiscale-<workload name>"
-  int base_port = 0;      // replica i listens on base_port + i on its node; 0: no ports
+  std::string script;        // batch-script template; {replica}, {port}, {workload} substituted
+  std::string partition;     // empty: the cluster's default partition
+  std::string job_name;      // empty: "aiscale-<workload name>"
+  int base_port = 0;         // replica i listens on base_port + i on its node; 0: no ports
   LocalReadiness readiness;  // kNone or kHttp (probed at http://<node address>:<port><path>)
   Duration grace_period = Seconds(10);  // scancel --signal=TERM to scancel
   LocalPreStop pre_stop;  // command runs on the aiscale host; {host} is the job's node
-  std::vector<std::string> sbatch_args;  // passed to sbatch before aiscale's own
-  std::string slurm_conf;                // empty: the SLURM_CONF aiscale runs with
-  bool exclusive = true;                 // --exclusive: one replica per node
-  Duration poll_interval = Seconds(2);   // squeue/sinfo and readiness, and resubmission
+  std::vector<std::string> sbatch_args;   // passed to sbatch before aiscale's own
+  std::string slurm_conf;                 // empty: the SLURM_CONF aiscale runs with
+  bool exclusive = true;                  // --exclusive: one replica per node
+  Duration poll_interval = Seconds(2);    // squeue/sinfo and readiness, and resubmission
   Duration command_timeout = Seconds(5);  // each squeue/sinfo/sbatch/scancel call
   std::string run_dir;  // rendered scripts go to <run_dir>; empty: the caller chooses
 
