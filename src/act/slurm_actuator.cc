@@ -178,7 +178,9 @@ Status SlurmActuator::Sync() {
     std::lock_guard<std::mutex> lock(mu_);
     JoinDoneStoppersLocked(finished);
     if (!polled.ok()) {
-      last_status_ = polled.status().Wrap("unable to read the Slurm queue for " + ref_.Key());
+      last_status_ =
+          polled.status().Wrap("unable to read the Slurm queue for " + ref_.Key() +
+                               (polled.status().IsUnavailable() ? " (Slurm unavailable)" : ""));
     } else {
       Snapshot s = std::move(polled).value();
       // A job being stopped is no longer part of the workload; once it left the queue and
@@ -391,12 +393,15 @@ std::string SlurmActuator::DetailLocked() const {
                     (pending_reason.empty() ? "" : " (" + pending_reason + ")"));
   }
   if (snap_.idle_nodes) {
+    // Said whenever the engine has no room left, so a Decision capped by max_available (or a
+    // request the constraints did not cap) carries the engine's reason.
     const int max = running + *snap_.idle_nodes;
-    if (desired_ > max || (pending > 0 && *snap_.idle_nodes == 0)) {
-      parts.push_back("capped: partition " +
-                      (cfg_.partition.empty() ? std::string("(default)") : cfg_.partition) +
-                      " has " + std::to_string(*snap_.idle_nodes) + " idle node(s); at most " +
-                      std::to_string(max) + " replica(s) fit (one job per node)");
+    if (desired_ > max || *snap_.idle_nodes == 0) {
+      const std::string part = cfg_.partition.empty() ? "(default)" : cfg_.partition;
+      parts.push_back((desired_ > max ? "capped at " + std::to_string(max) + ": " : "") +
+                      "partition " + part + " has " + std::to_string(*snap_.idle_nodes) +
+                      " idle node(s), so at most " + std::to_string(max) +
+                      " replica(s) fit (one job per node)");
     }
   } else if (!snap_.capacity_error.empty()) {
     parts.push_back("capacity unknown: " + snap_.capacity_error);

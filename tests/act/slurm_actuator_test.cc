@@ -273,6 +273,8 @@ TEST_F(SlurmActuatorTest, ScalesOneToThreeToOneWithTaggedJobs) {
   EXPECT_EQ(s.current, 3);
   EXPECT_EQ(s.ready, 3);
   EXPECT_EQ(s.max_available, 3);
+  EXPECT_EQ(s.detail,
+            "partition debug has 0 idle node(s), so at most 3 replica(s) fit (one job per node)");
   std::set<std::string> tags;
   for (const FakeJob& j : slurm_->Active()) {
     EXPECT_EQ(j.name, "aiscale-llm");
@@ -327,8 +329,9 @@ TEST_F(SlurmActuatorTest, PendingBeyondFreeNodesIsCappedWithAReason) {
   EXPECT_EQ(s.ready, 2);
   EXPECT_EQ(s.max_available, 2);
   EXPECT_NE(s.detail.find("2 job(s) pending (Resources)"), std::string::npos) << s.detail;
-  EXPECT_NE(s.detail.find("capped: partition debug has 0 idle node(s); at most 2 replica(s) fit"),
-            std::string::npos)
+  EXPECT_NE(
+      s.detail.find("capped at 2: partition debug has 0 idle node(s), so at most 2 replica(s) fit"),
+      std::string::npos)
       << s.detail;
   // Scaling down to what fits cancels the pending jobs first.
   ASSERT_TRUE(act_->Apply(ref_, 2).ok());
@@ -362,7 +365,9 @@ TEST_F(SlurmActuatorTest, ControllerDownIsUnavailableAndNothingIsCancelled) {
   Result<ScaleState> s = act_->Observe(ref_);
   ASSERT_FALSE(s.ok());
   EXPECT_TRUE(s.status().IsUnavailable());
-  EXPECT_NE(s.status().message().find("Failed while looking for jobs"), std::string::npos)
+  EXPECT_NE(s.status().message().find("(Slurm unavailable): squeue reported: slurm_load_jobs: "
+                                      "Failed while looking for jobs"),
+            std::string::npos)
       << s.status().message();
   Status st = act_->Apply(ref_, 0);
   EXPECT_TRUE(st.IsUnavailable()) << st.message();
