@@ -1,6 +1,7 @@
 #include "act/actuator_registry.h"
 
 #include "act/local_actuator.h"
+#include "act/slurm_actuator.h"
 
 namespace aiscale::act {
 namespace {
@@ -31,6 +32,7 @@ Result<ActuatorRegistry> DefaultActuatorRegistry() {
   // One line per engine. Keep alphabetical.
   return ActuatorRegistry::FromEntries("engine", {
                                                      {"local", &ParseLocal},
+                                                     {"slurm", &ParseSlurmTarget},
                                                  });
 }
 

@@ -1,0 +1,141 @@
+#include "act/slurm_target.h"
+
+#include <filesystem>
+
+namespace aiscale::act {
+namespace {
+
+namespace fs = std::filesystem;
+using config::ConfigNode;
+
+std::string ResolvePath(const ConfigNode& target, const std::string& path) {
+  if (path.empty() || fs::path(path).is_absolute()) return path;
+  const std::string file = target.file();
+  if (file.empty()) return path;
+  return (fs::path(file).parent_path() / path).lexically_normal().string();
+}
+
+std::vector<std::string> ParseStrings(const ConfigNode& parent, const std::string& key) {
+  const ConfigNode node = parent.Child(key);
+  std::vector<std::string> out;
+  if (!node.IsDefined()) return out;
+  if (!node.IsSequence()) {
+    node.Error("must be a list of strings");
+    return out;
+  }
+  for (const ConfigNode& item : node.Items()) {
+    if (!item.raw().IsScalar() || item.raw().Scalar().empty()) {
+      item.Error("must be a non-empty string");
+      continue;
+    }
+    out.push_back(item.raw().Scalar());
+  }
+  return out;
+}
+
+bool IsPath(const std::string& p) { return !p.empty() && p[0] == '/'; }
+
+LocalReadiness ParseReadiness(const ConfigNode& node) {
+  LocalReadiness r;
+  if (!node.IsDefined()) return r;
+  node.CheckKnown({"http", "none"});
+  if (node.Has("http") == node.Has("none")) {
+    node.Error("must name exactly one of http, none");
+    return r;
+  }
+  if (node.Has("http")) {
+    r.kind = LocalReadiness::Kind::kHttp;
+    r.http_path = node.String("http", "/");
+    if (!IsPath(r.http_path)) node.ErrorAt("http", "must start with /");
+  } else if (!node.Bool("none", true)) {
+    node.ErrorAt("none", "must be true (or name http instead)");
+  }
+  return r;
+}
+
+LocalPreStop ParsePreStop(const ConfigNode& node) {
+  LocalPreStop p;
+  if (!node.IsDefined()) return p;
+  node.CheckKnown({"http", "method", "command", "timeout"});
+  if (node.Has("http") == node.Has("command")) {
+    node.Error("must name exactly one of http, command");
+    return p;
+  }
+  p.timeout = Seconds(node.DurationSeconds("timeout", 30, config::Above(0)));
+  if (node.Has("http")) {
+    p.kind = LocalPreStop::Kind::kHttp;
+    p.http_path = node.String("http", "/");
+    if (!IsPath(p.http_path)) node.ErrorAt("http", "must start with /");
+    p.method = node.Enum("method", "POST", {"GET", "POST", "PUT", "DELETE"});
+    return p;
+  }
+  if (node.Has("method")) node.ErrorAt("method", "applies only to an http pre_stop");
+  p.kind = LocalPreStop::Kind::kCommand;
+  p.command = ParseStrings(node, "command");
+  if (p.command.empty()) node.ErrorAt("command", "must be a non-empty list (argv)");
+  return p;
+}
+
+}  // namespace
+
+SlurmTargetConfig SlurmTargetConfig::Parse(const ConfigNode& t) {
+  SlurmTargetConfig c;
+  if (!t.IsMap()) {
+    t.Error("must be a map with engine: slurm and script");
+    return c;
+  }
+  t.CheckKnown({"engine", "script", "partition", "job_name", "base_port", "readiness",
+                "grace_period", "pre_stop", "sbatch_args", "slurm_conf", "exclusive",
+                "poll_interval", "command_timeout", "run_dir"});
+  t.Enum("engine", "slurm", {"slurm"});
+  c.script = ResolvePath(t, t.RequiredString("script"));
+  c.partition = t.String("partition", "");
+  c.job_name = t.String("job_name", "");
+  if (c.job_name.find_first_of(" \t\n") != std::string::npos) {
+    t.ErrorAt("job_name", "must not contain whitespace");
+  }
+  c.base_port = t.Int("base_port", 0, config::Between(1, 65535));
+  c.readiness = ParseReadiness(t.Child("readiness"));
+  c.grace_period = Seconds(t.DurationSeconds("grace_period", 10, config::AtLeast(0)));
+  c.pre_stop = ParsePreStop(t.Child("pre_stop"));
+  c.sbatch_args = ParseStrings(t, "sbatch_args");
+  c.slurm_conf = ResolvePath(t, t.String("slurm_conf", ""));
+  c.exclusive = t.Bool("exclusive", true);
+  c.poll_interval = Seconds(t.DurationSeconds("poll_interval", 2, config::Between(0.1, 3600)));
+  c.command_timeout = Seconds(t.DurationSeconds("command_timeout", 5, config::Between(0.1, 600)));
+  c.run_dir = ResolvePath(t, t.String("run_dir", ""));
+  if (c.base_port == 0) {
+    if (c.readiness.kind == LocalReadiness::Kind::kHttp) {
+      t.Child("readiness").ErrorAt("http", "needs base_port (the replica's port)");
+    }
+    if (c.pre_stop.kind == LocalPreStop::Kind::kHttp) {
+      t.Child("pre_stop").ErrorAt("http", "needs base_port (the replica's port)");
+    }
+  }
+  return c;
+}
+
+std::string SlurmTargetConfig::Substitute(const std::string& text, const std::string& workload,
+                                          int replica, const std::string& host) const {
+  const std::pair<std::string, std::string> keys[] = {{"{replica}", std::to_string(replica)},
+                                                      {"{port}", std::to_string(PortFor(replica))},
+                                                      {"{workload}", workload},
+                                                      {"{host}", host}};
+  std::string out;
+  out.reserve(text.size());
+  for (size_t i = 0; i < text.size();) {
+    bool hit = false;
+    for (const auto& [key, value] : keys) {
+      if (text.compare(i, key.size(), key) == 0) {
+        out += value;
+        i += key.size();
+        hit = true;
+        break;
+      }
+    }
+    if (!hit) out += text[i++];
+  }
+  return out;
+}
+
+}  // namespace aiscale::act
