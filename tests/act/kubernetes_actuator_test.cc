@@ -6,6 +6,10 @@
 #include "act/kubernetes_actuator.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
 
 #include <map>
 #include <mutex>
@@ -376,6 +380,44 @@ TEST(KubernetesGpuCapacity, CountsWholeReplicasPerNode) {
     SCOPED_TRACE(c.per_replica);
     EXPECT_EQ(FreeReplicaSlots(nodes, pods, c.per_replica), c.want);
   }
+}
+
+TEST_F(KubernetesActuatorTest, FactoryDefaultsToTheWorkloadsNamespaceAndName) {
+  const std::string dir = ::testing::TempDir() + "aiscale-kfac-" + std::to_string(::getpid());
+  std::filesystem::create_directories(dir);
+  {
+    std::ofstream out(dir + "/config");
+    out << "apiVersion: v1\nkind: Config\ncurrent-context: t\n"
+           "clusters: [{name: c, cluster: {server: '"
+        << server_.Url()
+        << "'}}]\n"
+           "contexts: [{name: t, context: {cluster: c, user: u}}]\n"
+           "users: [{name: u, user: {token: fake-token}}]\n";
+  }
+  server_.AddDeployment("default", "web", 1, 1);
+  BuildEnv env;
+  env.clock = &clock_;
+  env.http = &http_;
+  KubeAuthEnv auth;
+  auth.getenv = [dir](const std::string& n) {
+    return n == "KUBECONFIG" ? std::optional<std::string>(dir + "/config") : std::nullopt;
+  };
+  struct Case {
+    WorkloadRef ref;
+    int want_current;
+  };
+  for (const Case& c : std::vector<Case>{{{"InferenceService", "ai", "llm"}, 2},
+                                         {{"InferenceService", "", "web"}, 1}}) {
+    SCOPED_TRACE(c.ref.Key());
+    KubernetesTargetConfig cfg;
+    ASSERT_TRUE(ResourceForKind("Deployment", cfg.resource));
+    Result<std::unique_ptr<Actuator>> a = MakeKubernetesActuator(c.ref, cfg, env, auth);
+    ASSERT_TRUE(a.ok()) << a.status().message();
+    Result<ScaleState> s = (*a)->Observe(c.ref);
+    ASSERT_TRUE(s.ok()) << s.status().message();
+    EXPECT_EQ(s->current, c.want_current);
+  }
+  std::filesystem::remove_all(dir);
 }
 
 TEST(KubernetesActuatorFactory, ResolvesNamespaceAndNameFromTheWorkload) {
