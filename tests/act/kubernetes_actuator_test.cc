@@ -185,6 +185,44 @@ TEST_F(KubernetesActuatorTest, AppliesWithMergePatchAndPostsAnEvent) {
   }
 }
 
+TEST_F(KubernetesActuatorTest, CustomResourceReadsItsReadyPath) {
+  const json pool = {{"apiVersion", "serving.example.com/v1"},
+                     {"kind", "Pool"},
+                     {"metadata", {{"name", "p"}, {"namespace", "ai"}, {"uid", "u-1"}}},
+                     {"spec", {{"replicas", 3}, {"selector", {{"matchLabels", {{"app", "p"}}}}}}},
+                     {"status", {{"replicas", 3}, {"serving", {{"ready", 2}, {"note", "x"}}}}}};
+  server_.SetObject("serving.example.com", "pools", "ai", "p", pool);
+  struct Case {
+    std::string ready_path;
+    bool ok;
+    int ready;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"serving.ready", true, 2}, {"serving.absent", true, 0}, {"serving.note", false, 0}}) {
+    SCOPED_TRACE(c.ready_path);
+    KubernetesTargetConfig cfg;
+    cfg.resource = {"serving.example.com", "v1", "pools", "Pool", c.ready_path};
+    cfg.namespace_ = "ai";
+    cfg.name = "p";
+    KubeEndpoint ep;
+    ep.server = server_.Url();
+    ep.token = "fake-token";
+    KubernetesActuator a(cfg, std::make_unique<KubeClient>(ep, http_, clock_, KubeClientOptions{}),
+                         clock_, nullptr);
+    EXPECT_EQ(a.ObjectPath(), "/apis/serving.example.com/v1/namespaces/ai/pools/p");
+    Result<ScaleState> s = a.Observe(ref_);
+    ASSERT_EQ(s.ok(), c.ok) << s.status().message();
+    if (s.ok()) {
+      EXPECT_EQ(s->current, 3);
+      EXPECT_EQ(s->ready, c.ready);
+    } else {
+      EXPECT_NE(s.status().message().find("status.serving.note is not an integer"),
+                std::string::npos)
+          << s.status().message();
+    }
+  }
+}
+
 TEST_F(KubernetesActuatorTest, ApplyingTheCurrentSizeIsOneReadAndNoWrite) {
   auto a = Make("Deployment", "ai", "llm");
   server_.ClearRequests();
