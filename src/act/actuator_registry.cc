@@ -1,5 +1,6 @@
 #include "act/actuator_registry.h"
 
+#include "act/kubernetes_actuator.h"
 #include "act/local_actuator.h"
 #include "act/slurm_actuator.h"
 
@@ -26,11 +27,23 @@ Result<TargetSpec> ParseLocal(const config::ConfigNode& node) {
   return t;
 }
 
+Result<TargetSpec> ParseKubernetes(const config::ConfigNode& node) {
+  const size_t before = node.errors()->size();
+  KubernetesTargetConfig cfg = KubernetesTargetConfig::Parse(node);
+  if (node.errors()->size() > before) return Status::Invalid("see config errors");
+  TargetSpec t{"kubernetes", nullptr};
+  t.make = [cfg](const WorkloadRef& ref, int, const BuildEnv& env) {
+    return MakeKubernetesActuator(ref, cfg, env, KubeAuthEnv::Process());
+  };
+  return t;
+}
+
 }  // namespace
 
 Result<ActuatorRegistry> DefaultActuatorRegistry() {
   // One line per engine. Keep alphabetical.
   return ActuatorRegistry::FromEntries("engine", {
+                                                     {"kubernetes", &ParseKubernetes},
                                                      {"local", &ParseLocal},
                                                      {"slurm", &ParseSlurmTarget},
                                                  });

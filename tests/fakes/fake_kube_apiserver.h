@@ -1,0 +1,118 @@
+// FakeKubeApiServer: a wire-level fake of the Kubernetes API server for the Kubernetes actuator's
+// tests. It is a fake, not kube-apiserver: Debian ships no kube-apiserver (nor etcd) to run in
+// a test, so this serves, over real HTTP(S) on 127.0.0.1, the part of the API the actuator uses,
+// with the API server's own wire formats: deployments, statefulsets (apps/v1) and pytorchjobs
+// (kubeflow.org/v1) with their /scale subresource (autoscaling/v1 Scale; GET and PATCH with a
+// JSON merge patch), nodes and pods (list), events (create), minimal discovery (/api, /apis),
+// bearer-token or client-certificate authentication, and meta/v1 Status bodies for every error.
+//
+// Tests inject faults per request (the next N requests to a method and path answer 409, 429 with
+// Retry-After, 500, 403, 404, or hang past the client's timeout) and read back every request
+// (verb, group, resource, subresource), e.g. to check the RBAC rules an actuator needs.
+// Thread-safe: the server's threads and the test share one mutex.
+#pragma once
+
+#include <httplib.h>
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <thread>
+#include <tuple>
+#include <vector>
+
+namespace aiscale::testing {
+
+class FakeKubeApiServer {
+ public:
+  struct Options {
+    std::string cert_file;  // with key_file: serve HTTPS
+    std::string key_file;
+    std::string client_ca_file;        // HTTPS only: require a client certificate signed by it
+    std::string token = "fake-token";  // the bearer token accepted; empty: any request
+  };
+  // One injected answer for the next `count` requests with this method and path.
+  struct Fault {
+    int status = 500;
+    int count = 1;
+    int retry_after_s = -1;  // 429: the Retry-After header; -1: none
+    bool hang = false;       // hold the request for hang_ms, then answer 504
+    int hang_ms = 2000;
+  };
+  // One request as the API server's authorizer sees it.
+  struct Request {
+    std::string method;  // GET, PATCH, POST
+    std::string verb;    // get, list, patch, create
+    std::string group;   // "" for the core group
+    std::string version;
+    std::string resource;     // plural
+    std::string subresource;  // "scale" or empty
+    std::string namespace_;
+    std::string name;
+    std::string path;  // without the query
+    std::string content_type;
+    std::string body;
+    bool authorized = false;
+  };
+
+  explicit FakeKubeApiServer(Options options);
+  FakeKubeApiServer() : FakeKubeApiServer(Options{}) {}
+  ~FakeKubeApiServer();
+  FakeKubeApiServer(const FakeKubeApiServer&) = delete;
+  FakeKubeApiServer& operator=(const FakeKubeApiServer&) = delete;
+
+  bool Start();  // binds 127.0.0.1 on an ephemeral port and serves on a thread
+  bool valid() const { return server_ && server_->is_valid(); }
+  std::string Url() const;  // "https://127.0.0.1:PORT" (or http)
+
+  void SetToken(const std::string& token);
+  // Objects, stored as the API server returns them (metadata, spec, status).
+  void AddDeployment(const std::string& ns, const std::string& name, int replicas, int ready,
+                     int gpus_per_pod = 0);
+  void AddStatefulSet(const std::string& ns, const std::string& name, int replicas, int ready);
+  void AddPyTorchJob(const std::string& ns, const std::string& name, int workers, int active,
+                     int gpus_per_worker = 0);
+  void AddNode(const std::string& name, int gpus, bool ready = true);
+  void AddPod(const std::string& ns, const std::string& name, const std::string& node, int gpus,
+              const std::string& phase = "Running");
+  // The stored object (null when absent) and a way to change it (e.g. its status).
+  nlohmann::json Object(const std::string& group, const std::string& resource,
+                        const std::string& ns, const std::string& name) const;
+  void SetObject(const std::string& group, const std::string& resource, const std::string& ns,
+                 const std::string& name, nlohmann::json object);
+
+  void InjectFault(const std::string& method, const std::string& path, Fault fault);
+  std::vector<Request> Requests() const;
+  void ClearRequests();
+  std::vector<nlohmann::json> Events() const;
+
+ private:
+  using Key = std::tuple<std::string, std::string, std::string, std::string>;  // g, r, ns, name
+  void Handle(const httplib::Request& req, httplib::Response& res);
+  void Serve(Request& r, const httplib::Request& req, httplib::Response& res);
+  void ServeScale(Request& r, nlohmann::json& object, httplib::Response& res);
+  bool Authenticate(const httplib::Request& req) const;
+  bool TakeFault(const std::string& method, const std::string& path, Fault& out);
+
+  Options options_;
+  std::unique_ptr<httplib::Server> server_;
+  std::thread thread_;
+  int port_ = 0;
+  mutable std::mutex mu_;
+  std::map<Key, nlohmann::json> objects_;
+  std::map<std::string, nlohmann::json> nodes_;
+  std::map<std::pair<std::string, std::string>, nlohmann::json> pods_;
+  std::vector<nlohmann::json> events_;
+  std::map<std::pair<std::string, std::string>, Fault> faults_;
+  std::vector<Request> requests_;
+  long resource_version_ = 1000;
+  bool stopping_ = false;
+};
+
+// A meta/v1 Status body exactly as the API server writes it.
+nlohmann::json KubeStatusBody(int code, const std::string& reason, const std::string& message,
+                              const nlohmann::json& details = nlohmann::json::object());
+
+}  // namespace aiscale::testing
