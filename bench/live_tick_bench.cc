@@ -293,11 +293,16 @@ int RunHung(const Options& o, SystemClock& clock, CountingHttpClient& http) {
     std::fprintf(stderr, "live_tick_bench: %s\n", st.message().c_str());
     return 2;
   }
+  // B's collections start half a period after A's, as its ticks do, so each controller's
+  // ticks meet the same load: its own collection at the same phase, the other's half a period
+  // away.
   std::atomic<bool> stop{false};
-  std::thread ca([&] { CollectLoop(*a.ctl, clock, stop); });
-  std::thread cb([&] { CollectLoop(*b.ctl, clock, stop); });
   const Duration period = Seconds(o.period_s);
-  TimePoint due = clock.Now() + period;  // one period for the first fetches, as the daemon
+  const TimePoint start = clock.Now();
+  std::thread ca([&] { CollectLoop(*a.ctl, clock, stop); });
+  clock.SleepUntil(start + period / 2);
+  std::thread cb([&] { CollectLoop(*b.ctl, clock, stop); });
+  TimePoint due = start + period;  // one period for the first fetches, as the daemon
   Delays da, db;
   // Tick 0 of each controller is not counted: it creates every signal's histories.
   for (int k = 0; k <= o.hung_ticks; ++k) {
