@@ -3,10 +3,23 @@
 // measured is the Controller's own (fetch bookkeeping, filtering, histories, Decision
 // building, and with a store, persisting).
 //
+// BM_TickPolicyMix (issue 7): the same target with the real policy mix, a quarter each of hpa
+// (with an autoscaling/v2 behavior), kpa, predictive and training, built from YAML through
+// the registry and BuildPipeline and bound by Assemble, as `aiscale run` builds them. Their
+// signals come from an in-memory source whose per-pod values follow each workload's demand
+// curve and replica count (deterministic, different every tick). The world is warmed up for
+// 30 simulated minutes first (predictive's forecast is trusted, training has fitted its
+// throughput), shared by the repetitions. Each iteration is Collect() then Tick(), as the
+// daemon runs them; the time is Tick's, collect_ms is Collect's (inline executor).
+//
 //   ./build/controller_bench --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
+//   ./build/controller_bench --benchmark_filter=PolicyMix --benchmark_repetitions=5
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -14,8 +27,14 @@
 
 #include <unistd.h>
 
+#include "control/assembler.h"
 #include "control/controller.h"
+#include "control/live_board.h"
+#include "core/config/config_node.h"
+#include "core/telemetry.h"
+#include "decide/pipeline.h"
 #include "decide/policies/static_policy.h"
+#include "decide/policy_registry.h"
 #include "sim/event_queue.h"
 #include "store/memory_store.h"
 #include "store/sqlite_store.h"
@@ -151,6 +170,270 @@ BENCHMARK(BM_TickStatic)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_TickStaticMemoryStore)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_TickStaticSqliteStore)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_TickStaticSqliteStoreSynced)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// ---- The policy mix (issue 7) ----
+
+constexpr int kMaxPods = 64;
+
+// A deterministic value in [-1, 1) for (a, b, c): the bench's "noise".
+double Jitter(uint64_t a, uint64_t b, uint64_t c) {
+  uint64_t x = a * 0x9e3779b97f4a7c15ULL ^ (b + 0x632be59bd9b4e5cbULL) * 0xbf58476d1ce4e5b9ULL ^
+               (c + 1) * 0x94d049bb133111ebULL;
+  x ^= x >> 31;
+  x *= 0xd6e8feb86659fd93ULL;
+  x ^= x >> 32;
+  return static_cast<double>(x >> 11) / static_cast<double>(1ULL << 52) - 1.0;
+}
+
+// Replica counts by workload index; the source reads them so per-pod values follow the scale.
+class MixActuator final : public Actuator {
+ public:
+  explicit MixActuator(std::vector<int> initial) : scale_(std::move(initial)) {}
+  std::string_view Name() const override { return "bench"; }
+  Result<ScaleState> Observe(const WorkloadRef& ref) override {
+    ScaleState s;
+    s.current = s.ready = scale_[Index(ref)];
+    return s;
+  }
+  Status Apply(const WorkloadRef& ref, int desired) override {
+    scale_[Index(ref)] = desired;
+    return Status::Ok();
+  }
+  int replicas(size_t i) const { return scale_[i]; }
+  // Workloads are named w<index>.
+  static size_t Index(const WorkloadRef& ref) {
+    return static_cast<size_t>(std::strtoul(ref.name.c_str() + 1, nullptr, 10));
+  }
+
+ private:
+  std::vector<int> scale_;
+};
+
+// Serving demand follows an hourly wave per workload (own amplitude, phase and size) with
+// per-tick noise; training jobs report throughput that grows sub-linearly with size, a
+// remaining sample count that shrinks, and a short eval phase every 10 minutes.
+class MixSource final : public MetricSource {
+ public:
+  explicit MixSource(const MixActuator& actuator) : actuator_(actuator) {
+    for (int p = 0; p < kMaxPods; ++p) pods_.push_back("pod-" + std::to_string(p));
+  }
+  std::string_view Name() const override { return "bench-mix"; }
+  FetchResult Fetch(const MetricQuery& q, TimePoint now) override {
+    const size_t i = MixActuator::Index(q.workload);
+    const int n = std::clamp(actuator_.replicas(i), 0, kMaxPods);
+    const double t = SinceEpochSeconds(now);
+    const uint64_t tick = static_cast<uint64_t>(t / 15);
+    std::vector<Observation> out;
+    if (i % 4 == 3) {
+      Training(q.signal, i, n, t, tick, now, out);
+      return out;
+    }
+    const double base = 20 + static_cast<double>(i % 97) * 2;  // concurrent requests
+    const double wave = 1 + 0.4 * std::sin(2 * M_PI * (t / 3600 + static_cast<double>(i) / 37));
+    const double demand = base * wave * (1 + 0.05 * Jitter(i, tick, 0));
+    out.reserve(static_cast<size_t>(n));
+    for (int p = 0; p < n; ++p) {
+      const double share = demand / n * (1 + 0.1 * Jitter(i, tick, static_cast<uint64_t>(p) + 1));
+      double v = share;                                                        // concurrency
+      if (q.signal == "kv_cache_usage") v = std::min(0.95, 0.6 * share / 24);  // 0-1
+      if (q.signal == "request_rate") v = share / 8;                           // ~8 s per request
+      out.push_back({q.signal, pods_[static_cast<size_t>(p)], v, now, true});
+    }
+    return out;
+  }
+
+ private:
+  void Training(const std::string& signal, size_t i, int n, double t, uint64_t tick, TimePoint now,
+                std::vector<Observation>& out) const {
+    const bool eval = tick % 40 >= 38;
+    const double rate =
+        eval ? 0 : 600 * std::pow(std::max(n, 1), 0.9) * (1 + 0.02 * Jitter(i, tick, 0));
+    if (signal == "samples_per_s") {
+      out.push_back({signal, "", rate, now, true});
+    } else if (signal == "samples_remaining") {
+      out.push_back({signal, "", std::max(0.0, 5e9 - 6000 * t), now, true});
+    } else if (signal == "phase") {
+      out.push_back({signal, "", eval ? 2.0 : 1.0, now, true});
+    } else if (signal == "epoch") {
+      out.push_back({signal, "", std::floor(t / 3600), now, true});
+    } else if (signal == "gpu_util") {
+      for (int p = 0; p < n; ++p) {
+        const double u = (eval ? 40 : 88) + 5 * Jitter(i, tick, static_cast<uint64_t>(p) + 1);
+        out.push_back({signal, pods_[static_cast<size_t>(p)], u, now, true});
+      }
+    }
+  }
+
+  const MixActuator& actuator_;
+  std::vector<std::string> pods_;
+};
+
+// One workload entry of a controller config per policy kind (names are set per workload).
+const char* const kMixYaml[4] = {
+    R"(name: hpa
+kind: InferenceService
+min_replicas: 1
+max_replicas: 32
+behavior:
+  scaleUp:
+    stabilizationWindowSeconds: 0
+    policies: [{type: Pods, value: 4, periodSeconds: 60}]
+  scaleDown:
+    stabilizationWindowSeconds: 300
+    policies: [{type: Percent, value: 50, periodSeconds: 60}]
+policy:
+  name: hpa
+  tolerance: 0.1
+  metrics:
+    - {signal: concurrency, type: Pods, target: {type: AverageValue, value: 24}}
+    - {signal: kv_cache_usage, type: Pods, target: {type: AverageValue, value: 0.8}}
+)",
+    R"(name: kpa
+kind: InferenceService
+min_replicas: 1
+max_replicas: 64
+policy: {name: kpa, signal: concurrency, target: 16, stable_window: 60s}
+)",
+    R"(name: predictive
+kind: InferenceService
+min_replicas: 1
+max_replicas: 64
+cold_start: 2m
+policy:
+  name: predictive
+  signal: request_rate
+  capacity_per_replica: 2.0
+  target_utilization: 0.8
+  min_errors: 10
+)",
+    R"(name: training
+kind: PyTorchJob
+min_replicas: 2
+max_replicas: 16
+cold_start: 3m
+policy: {name: training, rescales_per_hour: 1, rescale_burst: 2, min_dwell: 15m}
+)"};
+
+// The initial size of workload i: serving sized near its mean demand, training at 8.
+int InitialReplicas(int i) {
+  if (i % 4 == 3) return 8;
+  return std::max(1, (20 + (i % 97) * 2) / 16);
+}
+
+struct MixWorld {
+  sim::SimClock clock{AtSeconds(1'700'000'000)};
+  std::unique_ptr<MixActuator> actuator;
+  std::unique_ptr<MixSource> source;
+  std::unique_ptr<Telemetry> telemetry;
+  std::unique_ptr<control::LiveBoard> board;
+  std::unique_ptr<control::Controller> ctl;
+};
+
+Status AddMixWorkloads(MixWorld& w, int count) {
+  auto registry = decide::PolicyRegistry::Default();
+  if (!registry.ok()) return registry.status();
+  config::ConfigErrors errors;
+  std::vector<config::ConfigNode> nodes;
+  for (const char* yaml : kMixYaml) nodes.push_back(config::ParseConfig(yaml, "mix.yaml", errors));
+  if (!errors.empty()) return errors.ToStatus();
+  control::SourceLookup lookup;
+  lookup.fallback = w.source.get();
+  for (int i = 0; i < count; ++i) {
+    // One pipeline per workload, as the daemon builds them from its config.
+    const config::ConfigNode& n = nodes[static_cast<size_t>(i % 4)];
+    auto pipeline = decide::BuildPipeline(*registry, n, n.Child("policy"), 15,
+                                          n.DurationSeconds("cold_start", 0));
+    if (!pipeline.ok()) return pipeline.status();
+    WorkloadSpec spec = decide::ReadWorkloadFields(n, 15);
+    spec.ref.name = "w" + std::to_string(i);
+    spec.ref.namespace_ = "bench";
+    auto b = control::Assemble(spec, *pipeline, lookup, w.actuator.get());
+    if (!b.ok()) return b.status();
+    RETURN_IF_ERROR(w.ctl->Add(std::move(b).value()));
+  }
+  return errors.empty() ? Status::Ok() : errors.ToStatus();
+}
+
+// 30 simulated minutes of 15 s ticks: predictive has scored more than min_errors forecasts,
+// training has fitted its throughput at its size and seen three eval phases.
+constexpr int kWarmupTicks = 120;
+
+// Built once per (count, daemon-like) and shared by every repetition, so the warm-up is
+// paid once.
+MixWorld* MixWorldFor(int count, bool daemon_like, std::string& error) {
+  // One world at a time: a benchmark's repetitions run back to back, and a 10,000-workload
+  // world holds ~3 GB of signal histories (4096 samples per history, allocated up front).
+  static std::pair<int, bool> key;
+  static std::unique_ptr<MixWorld> slot;
+  if (slot && key == std::make_pair(count, daemon_like)) return slot.get();
+  slot.reset();
+  key = {count, daemon_like};
+  auto w = std::make_unique<MixWorld>();
+  std::vector<int> initial;
+  for (int i = 0; i < count; ++i) initial.push_back(InitialReplicas(i));
+  w->actuator = std::make_unique<MixActuator>(std::move(initial));
+  w->source = std::make_unique<MixSource>(*w->actuator);
+  control::ControllerOptions o;
+  o.collect_interval = Seconds(15);
+  if (daemon_like) {
+    w->telemetry = std::make_unique<Telemetry>();
+    w->board = std::make_unique<control::LiveBoard>();
+    o.telemetry = w->telemetry.get();
+    o.board = w->board.get();
+  }
+  w->ctl = std::make_unique<control::Controller>(w->clock, nullptr, o);
+  if (Status st = AddMixWorkloads(*w, count); !st.ok()) {
+    error = st.message();
+    return nullptr;
+  }
+  for (int k = 0; k < kWarmupTicks; ++k) {
+    w->clock.Advance(Seconds(15));
+    w->ctl->Collect();
+    w->ctl->Tick();
+  }
+  slot = std::move(w);
+  return slot.get();
+}
+
+void RunMix(benchmark::State& state, bool daemon_like) {
+  const int count = static_cast<int>(state.range(0));
+  std::string error;
+  MixWorld* w = MixWorldFor(count, daemon_like, error);
+  if (!w) {
+    state.SkipWithError(error.c_str());
+    return;
+  }
+  double collect_s = 0;
+  size_t decisions = 0, valid = 0, scaled = 0;
+  for (auto _ : state) {
+    state.PauseTiming();
+    w->clock.Advance(Seconds(15));
+    const auto c0 = std::chrono::steady_clock::now();
+    w->ctl->Collect();
+    collect_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - c0).count();
+    state.ResumeTiming();
+    auto ds = w->ctl->Tick();
+    state.PauseTiming();
+    for (const Decision& d : ds) {
+      valid += d.recommendation.valid ? 1 : 0;
+      scaled += d.action == Action::kScaled ? 1 : 0;
+    }
+    decisions += ds.size();
+    state.ResumeTiming();
+  }
+  const double iters = static_cast<double>(state.iterations());
+  state.counters["workloads"] = count;
+  state.counters["collect_ms"] = 1000 * collect_s / iters;
+  state.counters["valid_frac"] = decisions ? static_cast<double>(valid) / decisions : 0;
+  state.counters["scaled_per_tick"] = static_cast<double>(scaled) / iters;
+}
+
+void BM_TickPolicyMix(benchmark::State& s) { RunMix(s, false); }
+// With the telemetry and the API's live board the daemon also updates every tick.
+void BM_TickPolicyMixDaemonLike(benchmark::State& s) { RunMix(s, true); }
+
+BENCHMARK(BM_TickPolicyMix)->Arg(10000)->Arg(1000)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_TickPolicyMixDaemonLike)->Arg(10000)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace
 }  // namespace aiscale

@@ -1,6 +1,7 @@
 #include "decide/policies/hpa.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <set>
@@ -8,10 +9,12 @@
 namespace aiscale::decide {
 namespace {
 
+// "%.4g" as printf writes it: std::to_chars is specified to produce printf's output for a
+// precision, at a fraction of the cost (formatting was a sixth of a tick: bench/controller_bench).
 std::string Num(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.4g", v);
-  return buf;
+  char buf[32];
+  const auto r = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::general, 4);
+  return std::string(buf, r.ptr);
 }
 
 HpaMetricConfig ParseMetric(const config::ConfigNode& m) {

@@ -1,16 +1,19 @@
 #include "decide/policies/predictive.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 
 namespace aiscale::decide {
 namespace {
 
+// "%.4g" as printf writes it: std::to_chars is specified to produce printf's output for a
+// precision, at a fraction of the cost (formatting was a sixth of a tick: bench/controller_bench).
 std::string Num(double v) {
   char buf[32];
-  std::snprintf(buf, sizeof buf, "%.4g", v);
-  return buf;
+  const auto r = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::general, 4);
+  return std::string(buf, r.ptr);
 }
 
 // Keys of the policy's PersistentState; prefixes for the forecaster and error views.

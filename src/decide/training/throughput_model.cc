@@ -17,6 +17,34 @@ std::array<double, kParams> Features(int n, int nr) {
   return {1.0, static_cast<double>(nr) / n, static_cast<double>(n) / nr};
 }
 
+// y(n) of the fit `th`, seconds per sample at n nodes.
+double Eval(const std::array<double, kParams>& th, int n, int nr) {
+  const auto f = Features(n, nr);
+  return th[0] * f[0] + th[1] * f[1] + th[2] * f[2];
+}
+
+// True when `th` predicts positive time at every size 1..kPositiveUpTo. Why not just try every
+// size: Refit runs this five times per fit and policies refit every tick (bench/
+// controller_bench.cc measured it as the training policy's largest cost). With b, c >= 0 and
+// finite, y(n) = a + b nr/n + c n/nr is convex in n with its minimum at n* = nr sqrt(b/c), so
+// the smallest value over the integers is next to n* (clamped): checking the integers around
+// it is the same test. Anything else (a negative or non-finite term) tries every size.
+bool PositiveUpTo(const std::array<double, kParams>& th, int nr) {
+  const bool convex = std::isfinite(th[0]) && std::isfinite(th[1]) && std::isfinite(th[2]) &&
+                      th[1] >= 0 && th[2] >= 0;
+  int lo = 1, hi = kPositiveUpTo;
+  if (convex) {
+    const double star = th[2] > 0 ? nr * std::sqrt(th[1] / th[2]) : kPositiveUpTo;
+    const double at = std::clamp(star, 1.0, static_cast<double>(kPositiveUpTo));
+    lo = std::max(1, static_cast<int>(std::floor(at)) - 1);
+    hi = std::min(kPositiveUpTo, static_cast<int>(std::ceil(at)) + 1);
+  }
+  for (int n = lo; n <= hi; ++n) {
+    if (Eval(th, n, nr) <= 0) return false;
+  }
+  return true;
+}
+
 // Solves the k x k system m * x = v in place (Gaussian elimination, partial pivoting).
 bool Solve(std::array<std::array<double, kParams>, kParams> m, std::array<double, kParams> v, int k,
            std::array<double, kParams>& x) {
@@ -142,13 +170,7 @@ void ThroughputModel::Refit() {
       j += lambda[k] * (th[k] - prior_theta[k]) * (th[k] - prior_theta[k]);
     return j;
   };
-  auto positive = [&](const std::array<double, kParams>& th) {
-    for (int n = 1; n <= kPositiveUpTo; ++n) {
-      const auto f = Features(n, nr);
-      if (th[0] * f[0] + th[1] * f[1] + th[2] * f[2] <= 0) return false;
-    }
-    return true;
-  };
+  auto positive = [&](const std::array<double, kParams>& th) { return PositiveUpTo(th, nr); };
 
   std::array<double, kParams> best = prior_theta;
   double best_j = positive(best) ? objective(best) : std::numeric_limits<double>::infinity();
