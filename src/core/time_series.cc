@@ -4,11 +4,16 @@
 
 namespace aiscale {
 
-TimeSeries::TimeSeries(size_t capacity) : buf_(std::max<size_t>(capacity, 1)) {}
+TimeSeries::TimeSeries(size_t capacity) : capacity_(std::max<size_t>(capacity, 1)) {}
 
 bool TimeSeries::Append(TimePoint at, double value) {
   if (size_ > 0 && at < this->at(size_ - 1).at) return false;
-  if (size_ < buf_.size()) {
+  if (buf_.size() < capacity_) {
+    // Grows as samples arrive (head_ stays 0 until the ring is full), so ten thousand
+    // workloads with short histories do not each hold capacity samples from the start.
+    buf_.push_back({at, value});
+    ++size_;
+  } else if (size_ < buf_.size()) {
     buf_[(head_ + size_) % buf_.size()] = {at, value};
     ++size_;
   } else {
@@ -52,6 +57,7 @@ std::optional<double> TimeSeries::WindowMax(TimePoint now, Duration window) cons
 }
 
 void TimeSeries::Clear() {
+  buf_.clear();
   head_ = 0;
   size_ = 0;
 }

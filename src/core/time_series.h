@@ -26,7 +26,7 @@ class TimeSeries {
 
   bool Append(TimePoint at, double value);
   size_t size() const { return size_; }
-  size_t capacity() const { return buf_.size(); }
+  size_t capacity() const { return capacity_; }
   bool empty() const { return size_ == 0; }
   // i = 0 is the oldest retained sample.
   const Sample& at(size_t i) const { return buf_[(head_ + i) % buf_.size()]; }
@@ -39,7 +39,8 @@ class TimeSeries {
   void Clear();
 
  private:
-  std::vector<Sample> buf_;
+  size_t capacity_;
+  std::vector<Sample> buf_;  // grows to capacity_, then a ring
   size_t head_ = 0;
   size_t size_ = 0;
 };

@@ -42,3 +42,27 @@ TEST(TimeSeries, WindowIsHalfOpenOnTheOldSide) {
 
 }  // namespace
 }  // namespace aiscale
+
+namespace aiscale {
+namespace {
+
+// The ring grows as samples arrive, then wraps at capacity; Clear starts it over.
+TEST(TimeSeriesGrowth, GrowsToCapacityThenDropsTheOldest) {
+  TimeSeries ts(3);
+  EXPECT_EQ(ts.capacity(), 3u);
+  for (int round = 0; round < 2; ++round) {
+    SCOPED_TRACE("round " + std::to_string(round));
+    for (int i = 1; i <= 5; ++i) ASSERT_TRUE(ts.Append(AtSeconds(i), i));
+    ASSERT_EQ(ts.size(), 3u);
+    EXPECT_EQ(ts.at(0).value, 3);
+    EXPECT_EQ(ts.at(2).value, 5);
+    ts.Clear();
+    EXPECT_TRUE(ts.empty());
+    ASSERT_TRUE(ts.Append(AtSeconds(0.5), 9));  // after Clear, older times are fine again
+    EXPECT_EQ(ts.Latest()->value, 9);
+    ts.Clear();
+  }
+}
+
+}  // namespace
+}  // namespace aiscale
