@@ -234,7 +234,7 @@ Result<HpaVectorReport> EvaluateHpaVectors(const std::string& json_text,
   json root;
   try {
     root = json::parse(json_text);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // parse_error, or out_of_range for a number overflow
     return Status::Error(source_name + ": not valid JSON: " + e.what());
   }
   HpaVectorReport report;

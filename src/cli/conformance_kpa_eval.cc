@@ -127,17 +127,24 @@ Case ParseCase(const json& c, const std::string& where) {
   return k;
 }
 
+// Bound on every time in a vector, in seconds.
+constexpr double kMaxSeconds = 1e6;
+
 // Why the algorithm cannot take these inputs; empty when it can.
 std::string Unrepresentable(const Case& k) {
   if (!(k.target * k.utilization > 0)) return "target per pod must be > 0";
   if (!(k.stable_window_s >= 1) || k.stable_window_s != std::floor(k.stable_window_s)) {
     return "stableWindowSeconds must be a whole number of seconds >= 1";
   }
+  // Times become int64 seconds and nanoseconds below; bounded so the conversions cannot
+  // overflow (found by tests/fuzz/conformance_kpa_fuzz).
+  if (k.stable_window_s > kMaxSeconds) return "stableWindowSeconds must be <= 1000000";
   if (!(k.panic_pct > 0 && k.panic_pct <= 100)) return "panicWindowPercentage must be in (0, 100]";
   if (!(k.up_rate > 0) || !(k.down_rate > 0)) return "scale rates must be > 0";
   if (k.ready < 0 || k.max_panic_pods < 0 || k.current < 0) return "negative pod count";
   for (const auto& [ago, v] : k.samples) {
     if (ago < 0) return "a sample in the future (secondsAgo < 0)";
+    if (!(ago <= kMaxSeconds)) return "a sample older than 1000000 s";
     if (!std::isfinite(v)) return "a non-finite sample";
   }
   return "";

@@ -1,5 +1,8 @@
 #include "store/sqlite_store.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdint>
 #include <limits>
@@ -45,11 +48,23 @@ Result<std::string> QueryText(sqlite3* db, const char* sql) {
   return out;
 }
 
+// Creates the file 0600 when it does not exist yet: decisions and learned state are the
+// operator's, not every local user's. SQLite gives its -wal and -shm files the database file's
+// mode, so they follow. An existing file keeps its mode. When the file cannot be created
+// (missing directory, ...) SQLite's own open fails next with the error the user sees. Special
+// names (":memory:", "file:" URIs, "") are left to SQLite.
+void CreatePrivate(const std::string& path) {
+  if (path.empty() || path[0] == ':' || path.rfind("file:", 0) == 0) return;
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd >= 0) ::close(fd);
+}
+
 }  // namespace
 
 Result<std::unique_ptr<SqliteStore>> SqliteStore::Open(const std::string& path,
                                                        StoreOptions options) {
   const std::string context = "unable to open sqlite db at " + path;
+  CreatePrivate(path);
   sqlite3* db = nullptr;
   // NOMUTEX: the store's own mutex serializes every use of the connection.
   const int rc = sqlite3_open_v2(

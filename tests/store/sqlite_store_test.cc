@@ -2,6 +2,7 @@
 #include "store/sqlite_store.h"
 
 #include <sqlite3.h>
+#include <sys/stat.h>
 
 #include <filesystem>
 #include <fstream>
@@ -66,6 +67,38 @@ TEST(SqliteStore, RetentionHoldsAcrossReopen) {
   ASSERT_TRUE(got.ok());
   ASSERT_EQ(got->size(), 2u);
   EXPECT_EQ((*got)[1].at, FullDecision("w", 12, 2).at);
+}
+
+// The store holds the operator's decisions and learned state: a file it creates is 0600 (and
+// its WAL follows), whatever the umask would allow; a file that exists keeps its mode.
+TEST(SqliteStore, CreatesItsFilePrivate) {
+  struct Case {
+    const char* name;
+    bool exists_before;  // created 0644 before Open
+    mode_t want;
+  };
+  const std::vector<Case> cases = {
+      {"new file", false, 0600},
+      {"existing file", true, 0644},
+  };
+  const mode_t old_umask = ::umask(022);  // would give 0644 to a file created the default way
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    const std::string path = FreshTempDir("sqlite_mode") + "/store.db";
+    if (c.exists_before) {
+      std::ofstream(path).close();
+      std::filesystem::permissions(path, static_cast<std::filesystem::perms>(0644));
+    }
+    auto s = SqliteStore::Open(path);
+    ASSERT_TRUE(s.ok()) << s.status().message();
+    ASSERT_TRUE((*s)->Append(FullDecision("w", 1, 0)).ok());
+    for (const std::string& f : {path, path + "-wal"}) {
+      struct stat st {};
+      ASSERT_EQ(::stat(f.c_str(), &st), 0) << f;
+      EXPECT_EQ(st.st_mode & 0777, c.want) << f;
+    }
+  }
+  ::umask(old_umask);
 }
 
 TEST(SqliteStore, BadPathsGiveAClearError) {

@@ -106,6 +106,12 @@ Result<int64_t> ParseDateTimeNs(std::string_view text, std::string_view field,
     return FieldError(where, field,
                       "unparsable timestamp '" + std::string(s) + "' (want YYYY-MM-DD HH:MM:SS)");
   }
+  // int64 nanoseconds since 1970 span 1677-09-21..2262-04-11; whole years inside that range
+  // keep the arithmetic below from overflowing (found by tests/fuzz/azure_trace_fuzz).
+  if (y < 1678 || y > 2261) {
+    return FieldError(where, field,
+                      "timestamp '" + std::string(s) + "' out of range (years 1678 to 2261)");
+  }
   int64_t frac_ns = 0;
   if (s.size() > 19) {
     if (s[19] != '.' || s.size() == 20) {

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer harnesses (tests/fuzz/*_fuzz.cc) in build-fuzz/ with clang-14, ASan and
+# UBSan, then runs each for a number of runs or seconds, starting from its seed corpus
+# (tests/fuzz/corpus/<name>/, read only: new inputs go to build-fuzz/fuzz-corpus/<name>/).
+# Prints executions, executions/s and crashes per harness; a crash input is kept in
+# build-fuzz/fuzz-crashes/<name>/. Exits 1 when any harness crashed.
+#
+#   scripts/fuzz.sh --seconds 60                 # every harness, 60 s each
+#   scripts/fuzz.sh --runs 10000000 promql exposition
+#   options: --build-dir DIR (build-fuzz), --jobs N (ninja -j, 2), --no-build
+set -euo pipefail
+
+src="$(cd "$(dirname "$0")/.." && pwd)"
+build="$src/build-fuzz"
+limit=(-max_total_time=60)
+jobs=2
+do_build=1
+names=()
+while (($#)); do
+  case "$1" in
+    --runs) limit=(-runs="$2"); shift 2 ;;
+    --seconds) limit=(-max_total_time="$2"); shift 2 ;;
+    --build-dir) build="$(realpath -m "$2")"; shift 2 ;;
+    --jobs) jobs="$2"; shift 2 ;;
+    --no-build) do_build=0; shift ;;
+    -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
+    -*) echo "fuzz.sh: unknown option $1" >&2; exit 2 ;;
+    *) names+=("${1%_fuzz}"); shift ;;
+  esac
+done
+if ((${#names[@]} == 0)); then
+  for f in "$src"/tests/fuzz/*_fuzz.cc; do
+    n="$(basename "$f" .cc)"
+    names+=("${n%_fuzz}")
+  done
+fi
+
+if ((do_build)); then
+  cmake -S "$src" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DAISCALE_FUZZ=ON \
+    -DCMAKE_CXX_COMPILER=clang++-14 >/dev/null
+  ninja -C "$build" -j"$jobs" "${names[@]/%/_fuzz}"
+fi
+
+printf '%-20s %14s %10s %8s %8s\n' harness executions exec/s corpus crashes
+failed=0
+for n in "${names[@]}"; do
+  bin="$build/${n}_fuzz"
+  work="$build/fuzz-corpus/$n"
+  crashes="$build/fuzz-crashes/$n"
+  log="$build/fuzz-logs/$n.log"
+  mkdir -p "$work" "$crashes" "$(dirname "$log")"
+  seeds=()
+  [[ -d "$src/tests/fuzz/corpus/$n" ]] && seeds=("$src/tests/fuzz/corpus/$n")
+  before=$(find "$crashes" -type f | wc -l)
+  set +e
+  "$bin" "${limit[@]}" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+    -artifact_prefix="$crashes/" "$work" "${seeds[@]}" >"$log" 2>&1
+  rc=$?
+  set -e
+  execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || true)
+  rate=$(grep -o 'stat::average_exec_per_sec: *[0-9]*' "$log" | grep -o '[0-9]*$' || true)
+  found=$(($(find "$crashes" -type f | wc -l) - before))
+  if ((rc != 0 && found == 0)); then found=1; fi  # died without leaving an artifact
+  ((found > 0)) && failed=1
+  printf '%-20s %14s %10s %8s %8s\n' "$n" "${execs:-?}" "${rate:-?}" \
+    "$(find "$work" -type f | wc -l)" "$found"
+  ((rc != 0)) && echo "  see $log and $crashes/" >&2
+done
+exit "$failed"

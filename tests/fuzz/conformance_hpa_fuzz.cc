@@ -1,0 +1,13 @@
+// libFuzzer harness: cli::EvaluateHpaVectors over arbitrary JSON text (the HPA conformance
+// vectors `aiscale conformance` reads).
+#include <cstddef>
+#include <cstdint>
+
+#include "cli/conformance_hpa_eval.h"
+#include "fuzz/fuzz_input.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  auto report = aiscale::cli::EvaluateHpaVectors(aiscale::fuzz::AsString(data, size), "fuzz");
+  if (report.ok()) (void)report->Summary();
+  return 0;
+}
