@@ -56,30 +56,38 @@ std::string DefaultWorkdir(const ConfigNode& target) {
   return dir.empty() ? std::string(".") : dir.string();
 }
 
-LocalReadiness ParseReadiness(const ConfigNode& node) {
+}  // namespace
+
+LocalReadiness LocalReadiness::Parse(const ConfigNode& node, bool allow_log) {
   LocalReadiness r;
   if (!node.IsDefined()) return r;
-  node.CheckKnown({"http", "log", "none"});
-  const int kinds = node.Has("http") + node.Has("log") + node.Has("none");
+  if (allow_log) {
+    node.CheckKnown({"http", "log", "none"});
+  } else {
+    node.CheckKnown({"http", "none"});
+  }
+  const int kinds = node.Has("http") + (allow_log && node.Has("log")) + node.Has("none");
   if (kinds != 1) {
-    node.Error("must name exactly one of http, log, none");
+    node.Error(allow_log ? "must name exactly one of http, log, none"
+                         : "must name exactly one of http, none");
     return r;
   }
   if (node.Has("http")) {
     r.kind = LocalReadiness::Kind::kHttp;
     r.http_path = node.String("http", "/");
     if (r.http_path.empty() || r.http_path[0] != '/') node.ErrorAt("http", "must start with /");
-  } else if (node.Has("log")) {
+  } else if (allow_log && node.Has("log")) {
     r.kind = LocalReadiness::Kind::kLog;
     r.log_text = node.String("log", "");
     if (r.log_text.empty()) node.ErrorAt("log", "must not be empty");
   } else if (!node.Bool("none", true)) {
-    node.ErrorAt("none", "must be true (or name http or log instead)");
+    node.ErrorAt("none", allow_log ? "must be true (or name http or log instead)"
+                                   : "must be true (or name http instead)");
   }
   return r;
 }
 
-LocalPreStop ParsePreStop(const ConfigNode& node) {
+LocalPreStop LocalPreStop::Parse(const ConfigNode& node) {
   LocalPreStop p;
   if (!node.IsDefined()) return p;
   node.CheckKnown({"http", "method", "command", "timeout"});
@@ -100,6 +108,8 @@ LocalPreStop ParsePreStop(const ConfigNode& node) {
   }
   return p;
 }
+
+namespace {
 
 void ParseEnv(const ConfigNode& node, LocalTargetConfig& c) {
   for (const auto& [key, value] : node.Entries()) {
@@ -155,10 +165,10 @@ LocalTargetConfig LocalTargetConfig::Parse(const ConfigNode& t) {
   c.workdir = t.Has("workdir") ? ResolvePath(t, t.String("workdir", "")) : DefaultWorkdir(t);
   ParseEnv(t.Child("env"), c);
   c.base_port = t.Int("base_port", 0, config::Between(1, 65535));
-  c.readiness = ParseReadiness(t.Child("readiness"));
+  c.readiness = LocalReadiness::Parse(t.Child("readiness"), /*allow_log=*/true);
   c.ready_timeout = Seconds(t.DurationSeconds("ready_timeout", 60, config::Above(0)));
   c.grace_period = Seconds(t.DurationSeconds("grace_period", 10, config::AtLeast(0)));
-  c.pre_stop = ParsePreStop(t.Child("pre_stop"));
+  c.pre_stop = LocalPreStop::Parse(t.Child("pre_stop"));
   const ConfigNode backoff = t.Child("restart_backoff");
   backoff.CheckKnown({"initial", "max"});
   const double initial = backoff.DurationSeconds("initial", 1, config::Above(0));

@@ -24,6 +24,9 @@ struct LocalReadiness {
   Kind kind = Kind::kNone;
   std::string http_path;  // e.g. "/health", probed at http://127.0.0.1:{port}
   std::string log_text;   // substring of the replica's log since its start
+  // Reads `readiness: {http: PATH} | {log: TEXT} | {none: true}`; `log` only where the engine
+  // sees the replica's output (`allow_log`). Errors are recorded at their fields.
+  static LocalReadiness Parse(const config::ConfigNode& node, bool allow_log);
 };
 
 // What runs before SIGTERM on a scale-down: an HTTP call to the replica or a command.
@@ -35,6 +38,8 @@ struct LocalPreStop {
   std::string method = "POST";
   std::vector<std::string> command;  // argv; {replica} and {port} substituted
   Duration timeout = Seconds(30);
+  // Reads `pre_stop: {http: PATH, method} | {command: ARGV or STRING}` with `timeout`.
+  static LocalPreStop Parse(const config::ConfigNode& node);
 };
 
 struct LocalTargetConfig {

@@ -33,49 +33,6 @@ std::vector<std::string> ParseStrings(const ConfigNode& parent, const std::strin
   return out;
 }
 
-bool IsPath(const std::string& p) { return !p.empty() && p[0] == '/'; }
-
-LocalReadiness ParseReadiness(const ConfigNode& node) {
-  LocalReadiness r;
-  if (!node.IsDefined()) return r;
-  node.CheckKnown({"http", "none"});
-  if (node.Has("http") == node.Has("none")) {
-    node.Error("must name exactly one of http, none");
-    return r;
-  }
-  if (node.Has("http")) {
-    r.kind = LocalReadiness::Kind::kHttp;
-    r.http_path = node.String("http", "/");
-    if (!IsPath(r.http_path)) node.ErrorAt("http", "must start with /");
-  } else if (!node.Bool("none", true)) {
-    node.ErrorAt("none", "must be true (or name http instead)");
-  }
-  return r;
-}
-
-LocalPreStop ParsePreStop(const ConfigNode& node) {
-  LocalPreStop p;
-  if (!node.IsDefined()) return p;
-  node.CheckKnown({"http", "method", "command", "timeout"});
-  if (node.Has("http") == node.Has("command")) {
-    node.Error("must name exactly one of http, command");
-    return p;
-  }
-  p.timeout = Seconds(node.DurationSeconds("timeout", 30, config::Above(0)));
-  if (node.Has("http")) {
-    p.kind = LocalPreStop::Kind::kHttp;
-    p.http_path = node.String("http", "/");
-    if (!IsPath(p.http_path)) node.ErrorAt("http", "must start with /");
-    p.method = node.Enum("method", "POST", {"GET", "POST", "PUT", "DELETE"});
-    return p;
-  }
-  if (node.Has("method")) node.ErrorAt("method", "applies only to an http pre_stop");
-  p.kind = LocalPreStop::Kind::kCommand;
-  p.command = ParseStrings(node, "command");
-  if (p.command.empty()) node.ErrorAt("command", "must be a non-empty list (argv)");
-  return p;
-}
-
 }  // namespace
 
 SlurmTargetConfig SlurmTargetConfig::Parse(const ConfigNode& t) {
@@ -95,9 +52,9 @@ SlurmTargetConfig SlurmTargetConfig::Parse(const ConfigNode& t) {
     t.ErrorAt("job_name", "must not contain whitespace");
   }
   c.base_port = t.Int("base_port", 0, config::Between(1, 65535));
-  c.readiness = ParseReadiness(t.Child("readiness"));
+  c.readiness = LocalReadiness::Parse(t.Child("readiness"), /*allow_log=*/false);
   c.grace_period = Seconds(t.DurationSeconds("grace_period", 10, config::AtLeast(0)));
-  c.pre_stop = ParsePreStop(t.Child("pre_stop"));
+  c.pre_stop = LocalPreStop::Parse(t.Child("pre_stop"));
   c.sbatch_args = ParseStrings(t, "sbatch_args");
   c.slurm_conf = ResolvePath(t, t.String("slurm_conf", ""));
   c.exclusive = t.Bool("exclusive", true);
