@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <memory>
 #include <mutex>
 
@@ -47,6 +48,13 @@ size_t OnHeader(char* data, size_t size, size_t n, void* user) {
   return len;
 }
 
+// "1", "0.25", "2.5": seconds as a person writes them.
+std::string SecondsText(Duration d) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", ToSeconds(d));
+  return buf;
+}
+
 Status TransportError(CURLcode code, const Sink& sink, const HttpRequest& req, const char* detail) {
   const std::string where = req.method + " " + req.url;
   if (sink.overflow) {
@@ -57,7 +65,7 @@ Status TransportError(CURLcode code, const Sink& sink, const HttpRequest& req, c
   switch (code) {
     case CURLE_OPERATION_TIMEDOUT:
       return Status::DeadlineExceeded("unable to read " + where + ": timed out after " +
-                                      std::to_string(ToSeconds(req.timeout)) + " s: " + why);
+                                      SecondsText(req.timeout) + " s: " + why);
     case CURLE_URL_MALFORMAT:
     case CURLE_UNSUPPORTED_PROTOCOL:
       return Status::Invalid("unable to read " + where + ": " + why);
