@@ -212,9 +212,16 @@ import json, sys
 ds = json.load(sys.stdin)['decisions']
 print(max((d.get('wall_s', 0) for d in ds if d['recommended'] >= $high_d), default=0))")
 kill -9 "$AISCALE_PID"
-sleep 1
-check "kill -9: the replicas die with aiscale (llm-direct listeners: $(model_pids "$base_d"))" \
-  test "$(model_pids "$base_d")" = 0
+# PR_SET_PDEATHSIG sends each replica SIGTERM; the model server drains for up to 2 s.
+replicas_gone() {
+  local i
+  for i in $(seq 1 40); do
+    [ "$(model_pids "$base_d")" = 0 ] && return 0
+    sleep 0.25
+  done
+  return 1
+}
+check "kill -9: the replicas die with aiscale (within 10 s)" replicas_gone
 start_aiscale aiscale2
 sleep 4
 check "restart: llm-direct runs exactly its decided size ($high_d), none doubled or orphaned" \
