@@ -90,7 +90,8 @@ workload() { # workload NAME BASE_PORT SIGNAL_SOURCE [QUERY]
       target:
         engine: local
         command: ["$py", "$tools/model_server.py", "--port", "{port}", "--replica", "{replica}",
-                  "--delay", "1", "--max-concurrency", "8", "--ready-after", "1"]
+                  "--delay", "1", "--max-concurrency", "8", "--ready-after", "1",
+                  "--drain", "0.5"]
         base_port: $2
         readiness: {http: /health}
         pre_stop: {http: /prestop, method: POST, timeout: 2s}
@@ -223,9 +224,24 @@ replicas_gone() {
 }
 check "kill -9: the replicas die with aiscale (within 10 s)" replicas_gone
 start_aiscale aiscale2
-sleep 4
-check "restart: llm-direct runs exactly its decided size ($high_d), none doubled or orphaned" \
-  test "$(model_pids "$base_d")" = "$high_d"
+check "restart: llm-direct's engine starts at its last decided size ($high_d)" \
+  grep -q "llm-direct: engine local, starting at $high_d replica" "$ITEST_TMP/aiscale2.log"
+# Neither doubled nor orphaned: the processes listening are exactly the replicas the engine
+# reports, once they are up (polled: the window may end and scale down meanwhile).
+replicas_match() {
+  local i cur rdy n
+  for i in $(seq 1 40); do
+    cur=$(field llm-direct current)
+    rdy=$(field llm-direct ready)
+    n=$(model_pids "$base_d")
+    [ "$cur" -ge 1 ] && [ "$rdy" = "$cur" ] && [ "$n" = "$cur" ] && return 0
+    sleep 0.25
+  done
+  echo "listeners $n, current $cur, ready $rdy"
+  return 1
+}
+check "restart: no llm-direct replica doubled or orphaned (listeners == ready == current)" \
+  replicas_match
 down_d=$(wait_for llm-direct current '<' "$high_d" 40)
 first_down=$(decisions llm-direct | "$py" -c "
 import json, sys
