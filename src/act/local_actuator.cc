@@ -19,12 +19,6 @@ namespace {
 namespace fs = std::filesystem;
 constexpr Duration kLeftoverWait = Seconds(5);
 
-std::string DefaultRunDir() {
-  const char* tmp = std::getenv("TMPDIR");
-  const std::string base = tmp && *tmp ? tmp : "/tmp";
-  return base + "/aiscale-" + std::to_string(getuid());
-}
-
 std::string EnvPath(const LocalTargetConfig& cfg) {
   for (const auto& [k, v] : cfg.env) {
     if (k == "PATH") return v;

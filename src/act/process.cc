@@ -372,4 +372,10 @@ bool PortInUse(int port) {
   return in_use;
 }
 
+std::string DefaultRunDir() {
+  const char* tmp = std::getenv("TMPDIR");
+  const std::string base = tmp && *tmp ? tmp : "/tmp";
+  return base + "/aiscale-" + std::to_string(getuid());
+}
+
 }  // namespace aiscale::act

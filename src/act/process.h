@@ -84,4 +84,8 @@ int KillLeftoverGroup(const RunRecord& record, Duration wait, Clock& clock);
 // SO_REUSEADDR, so our own sockets in TIME_WAIT do not count).
 bool PortInUse(int port);
 
+// $TMPDIR/aiscale-<uid> (or /tmp/...): where an engine keeps its pid records when neither the
+// config nor the daemon names a run dir.
+std::string DefaultRunDir();
+
 }  // namespace aiscale::act

@@ -17,12 +17,6 @@ namespace {
 namespace fs = std::filesystem;
 constexpr Duration kProbeTimeout = Seconds(1);
 
-std::string DefaultRunDir() {
-  const char* tmp = std::getenv("TMPDIR");
-  const std::string base = tmp && *tmp ? tmp : "/tmp";
-  return base + "/aiscale-" + std::to_string(getuid()) + "/slurm";
-}
-
 // Job ids compare as numbers ("9" < "10").
 bool IdLess(const std::string& a, const std::string& b) {
   return a.size() != b.size() ? a.size() < b.size() : a < b;
@@ -79,7 +73,7 @@ SlurmActuator::SlurmActuator(WorkloadRef ref, SlurmTargetConfig cfg,
       http_(http),
       initial_replicas_(initial_replicas) {
   if (cfg_.job_name.empty()) cfg_.job_name = "aiscale-" + ref_.name;
-  if (cfg_.run_dir.empty()) cfg_.run_dir = DefaultRunDir();
+  if (cfg_.run_dir.empty()) cfg_.run_dir = DefaultRunDir() + "/slurm";
 }
 
 SlurmActuator::~SlurmActuator() { Shutdown(); }
