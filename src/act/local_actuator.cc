@@ -123,9 +123,9 @@ Status LocalActuator::CheckStartable(int initial) {
   for (int i = 0; i < initial; ++i) {
     const int port = cfg_.PortFor(i);
     if (port > 65535) return Status::Invalid("port " + std::to_string(port) + " is out of range");
-    if (port > 0 && PortInUse(port)) {
+    if (port > 0 && !WaitPortFree(port, kLeftoverWait, clock_)) {
       return Status::Unavailable("port " + std::to_string(port) + " (replica " + std::to_string(i) +
-                                 ") is already in use by another process");
+                                 ") is still in use by another process after 5 s");
     }
   }
   return Status::Ok();

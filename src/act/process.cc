@@ -378,4 +378,13 @@ std::string DefaultRunDir() {
   return base + "/aiscale-" + std::to_string(getuid());
 }
 
+bool WaitPortFree(int port, Duration wait, Clock& clock) {
+  const TimePoint deadline = clock.Now() + wait;
+  while (PortInUse(port)) {
+    if (clock.Now() >= deadline) return false;
+    clock.SleepUntil(clock.Now() + std::chrono::milliseconds(100));
+  }
+  return true;
+}
+
 }  // namespace aiscale::act

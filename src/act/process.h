@@ -83,6 +83,9 @@ int KillLeftoverGroup(const RunRecord& record, Duration wait, Clock& clock);
 // Whether something on this machine already listens on TCP `port` (bind test on 0.0.0.0 with
 // SO_REUSEADDR, so our own sockets in TIME_WAIT do not count).
 bool PortInUse(int port);
+// Polls PortInUse until the port is free or `wait` has passed: a process just killed, or a
+// client's ephemeral socket on that port, may hold it for a moment. Returns whether it is free.
+bool WaitPortFree(int port, Duration wait, Clock& clock);
 
 // $TMPDIR/aiscale-<uid> (or /tmp/...): where an engine keeps its pid records when neither the
 // config nor the daemon names a run dir.

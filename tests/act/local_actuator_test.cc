@@ -369,7 +369,7 @@ TEST_F(LocalActuatorTest, PortInUseIsAClearError) {
   // At start, for an initial replica: Start fails.
   Status st = StartWith(Config(kHttpServer), 2);
   EXPECT_TRUE(st.IsUnavailable()) << st.message();
-  EXPECT_NE(st.message().find(taken + " (replica 1) is already in use"), std::string::npos)
+  EXPECT_NE(st.message().find(taken + " (replica 1) is still in use"), std::string::npos)
       << st.message();
   // On a scale-up: the replica says so, and backs off.
   ASSERT_TRUE(

@@ -355,7 +355,7 @@ TEST(Run, StartupErrorsExitOneWithAClearMessageAndLeaveNoProcess) {
        [](ConfigOptions& o, auto& held) {
          held.push_back(std::make_unique<Listener>(o.base_port));
        },
-       plain, "port {base_port} (replica 0) is already in use by another process"},
+       plain, "port {base_port} (replica 0) is still in use by another process after 5 s"},
       {"command not found", [](ConfigOptions& o, auto&) { o.command = "[/nonexistent/serve]"; },
        plain, "command /nonexistent/serve not found"},
       {"no target", [](ConfigOptions& o, auto&) { o.target = false; }, plain,

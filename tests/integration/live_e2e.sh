@@ -44,26 +44,10 @@ check() { # check NAME COMMAND...: a named assertion
 }
 
 # A base port with 4 free ports after it (replica i listens on base + i).
-port_block() {
-  "$py" - <<'EOF'
-import random, socket
-for _ in range(200):
-    base = random.randint(20000, 50000)
-    socks = []
-    try:
-        for i in range(4):
-            s = socket.socket(); s.bind(("127.0.0.1", base + i)); socks.append(s)
-        print(base); break
-    except OSError:
-        pass
-    finally:
-        for s in socks: s.close()
-EOF
-}
 read -r prom api lb_p lb_d <<<"$(free_ports 4)"
-base_p=$(port_block)
-base_d=$(port_block)
-while [ "$base_d" -le $((base_p + 4)) ] && [ "$base_d" -ge $((base_p - 4)) ]; do base_d=$(port_block); done
+base_p=$(port_block 4)
+base_d=$(port_block 4)
+while [ "$base_d" -le $((base_p + 4)) ] && [ "$base_d" -ge $((base_p - 4)) ]; do base_d=$(port_block 4); done
 
 backends() { for i in 0 1 2 3; do echo "127.0.0.1:$(($1 + i))"; done; }
 targets() { for i in 0 1 2 3; do printf '"127.0.0.1:%s"%s' $(($1 + i)) "$([ "$i" = 3 ] || echo ,)"; done; }

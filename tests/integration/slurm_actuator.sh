@@ -28,19 +28,7 @@ slurm_start "$tmp/slurm" 3 || itest_fail "the Slurm cluster did not start"
 echo "ok   slurm cluster: slurmctld + 3 slurmd ($(sinfo -V))"
 
 # Five consecutive free ports for replicas 0..4.
-base=$("$ITEST_PY" - <<'PY'
-import random, socket
-for _ in range(200):
-    b = random.randint(20000, 60000)
-    try:
-        socks = []
-        for p in range(b, b + 5):
-            s = socket.socket(); s.bind(("127.0.0.1", p)); socks.append(s)
-        print(b); break
-    except OSError:
-        pass
-PY
-)
+base=$(port_block 5)
 
 cat >"$tmp/serve.sbatch" <<'EOF2'
 #!/bin/bash

@@ -7,6 +7,8 @@
 #
 #   itest_init                  marker, work dir ($ITEST_TMP), EXIT trap running itest_cleanup
 #   free_port / free_ports N    unused TCP port(s) on 127.0.0.1 (asks the kernel)
+#   port_block N                first of N consecutive free ports below the kernel's ephemeral
+#                               range (a client's outgoing socket can never take one of them)
 #   itest_spawn NAME CMD...     starts CMD in the background, stdout+stderr to
 #                               $ITEST_TMP/NAME.log; sets ITEST_LAST_PID; tracks the PID
 #   itest_track PID             tracks a PID started otherwise
@@ -48,6 +50,29 @@ EOF
 
 free_port() {
   free_ports 1
+}
+
+# Replicas started later must find their port free: ports the kernel hands to outgoing
+# connections (ip_local_port_range) could be taken by any client meanwhile, so avoid them.
+port_block() {
+  "$ITEST_PY" - "$1" <<'EOF'
+import random, socket, sys
+n = int(sys.argv[1])
+with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
+    low = int(f.read().split()[0])
+top = max(low - n, 11000)
+for _ in range(500):
+    base = random.randint(10000, top)
+    socks = []
+    try:
+        for i in range(n):
+            s = socket.socket(); s.bind(("127.0.0.1", base + i)); socks.append(s)
+        print(base); break
+    except OSError:
+        pass
+    finally:
+        for s in socks: s.close()
+EOF
 }
 
 itest_track() {
