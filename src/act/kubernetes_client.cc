@@ -94,7 +94,10 @@ Result<nlohmann::json> KubeClient::Call(const std::string& method, const std::st
                                      std::min(left, options_.attempt_timeout));
     Duration wait{};
     if (!r.ok()) {
-      if (r.status().IsInvalid()) return r.status().Wrap("unable to " + what);
+      // A bad URL or an untrusted certificate: a retry would fail the same way.
+      if (r.status().IsInvalid() || r.status().IsPermissionDenied()) {
+        return r.status().Wrap("unable to " + what);
+      }
       last = r.status();
       wait = NextBackoff(attempt);
     } else if (r->status >= 200 && r->status < 300) {

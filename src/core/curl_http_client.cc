@@ -69,6 +69,13 @@ Status TransportError(CURLcode code, const Sink& sink, const HttpRequest& req, c
     case CURLE_URL_MALFORMAT:
     case CURLE_UNSUPPORTED_PROTOCOL:
       return Status::Invalid("unable to read " + where + ": " + why);
+    // The server's certificate is not trusted, or ours is unusable: asking again cannot help.
+    case CURLE_PEER_FAILED_VERIFICATION:
+    case CURLE_SSL_CACERT_BADFILE:
+    case CURLE_SSL_CERTPROBLEM:
+    case CURLE_SSL_ISSUER_ERROR:
+    case CURLE_SSL_PINNEDPUBKEYNOTMATCH:
+      return Status::PermissionDenied("unable to read " + where + ": TLS: " + why);
     default:
       return Status::Unavailable("unable to read " + where + ": " + why);
   }
