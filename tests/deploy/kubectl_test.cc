@@ -4,8 +4,8 @@
 // whether each object exists, and there is no cluster here, so kubectl talks to a small local
 // discovery server: the API server's discovery documents (APIVersions, APIGroupList,
 // APIResourceList) for exactly the built-in kinds deploy/ may use, and 404 Status for every
-// object. A misspelt kind or apiVersion, a namespace on a cluster-scoped kind, or YAML kubectl
-// cannot read fails. No OpenAPI schema is served, so field-level validation is off
+// object. A misspelt kind or apiVersion, or YAML kubectl cannot read, fails. No OpenAPI schema is
+// served, so field-level validation is off
 // (--validate=false): tests/deploy/manifests_test.cc checks the fields that matter.
 #include <gtest/gtest.h>
 #include <httplib.h>

@@ -40,7 +40,7 @@ using nlohmann::json;
 // Series Prometheus makes for every scrape target; aiscale does not export them.
 const std::set<std::string> kPrometheusSynthetic = {"up"};
 
-TEST(MetricNamesIn, FindsTheMetricsAnExpressionReads) {
+TEST(DeployMetricNamesIn, FindsTheMetricsAnExpressionReads) {
   struct Case {
     const char* expr;
     std::set<std::string> want;
@@ -108,7 +108,7 @@ double Sample(const std::string& text, const std::string& series) {
 }
 
 // `aiscale run` on the ConfigMap's config, once for the suite: its /metrics after one tick.
-class ExportedMetrics : public ::testing::Test {
+class DeployExportedMetrics : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     dir_ = fs::path(::testing::TempDir()) / ("aiscale_deploy_metrics_" + std::to_string(getpid()));
@@ -267,7 +267,7 @@ std::vector<std::string> RuleExprs() {
   return out;
 }
 
-TEST_F(ExportedMetrics, TheDaemonExportsItsFamiliesAndWorkloadBounds) {
+TEST_F(DeployExportedMetrics, TheDaemonExportsItsFamiliesAndWorkloadBounds) {
   const auto families = Families(metrics_);
   EXPECT_EQ(families.count("aiscale_ticks_total"), 1u);
   EXPECT_EQ(families.count("aiscale_api_requests_total"), 1u);
@@ -283,7 +283,7 @@ TEST_F(ExportedMetrics, TheDaemonExportsItsFamiliesAndWorkloadBounds) {
   }
 }
 
-TEST_F(ExportedMetrics, DashboardUsesOnlyExportedMetrics) {
+TEST_F(DeployExportedMetrics, DashboardUsesOnlyExportedMetrics) {
   const json dashboard = Dashboard();
   ASSERT_TRUE(dashboard.is_object()) << "grafana-dashboard.json is not valid JSON";
   std::vector<std::string> exprs;
@@ -305,7 +305,7 @@ TEST_F(ExportedMetrics, DashboardUsesOnlyExportedMetrics) {
   }
 }
 
-TEST_F(ExportedMetrics, AlertRulesUseOnlyExportedMetrics) {
+TEST_F(DeployExportedMetrics, AlertRulesUseOnlyExportedMetrics) {
   const std::vector<std::string> exprs = RuleExprs();
   ASSERT_GE(exprs.size(), 6u);
   for (const std::string& e : exprs) {
@@ -316,7 +316,7 @@ TEST_F(ExportedMetrics, AlertRulesUseOnlyExportedMetrics) {
   }
 }
 
-TEST_F(ExportedMetrics, UnknownNamesAreCaught) {
+TEST_F(DeployExportedMetrics, UnknownNamesAreCaught) {
   // The check itself: a misspelt counter, a histogram suffix on a counter, a made-up name.
   EXPECT_EQ(Unknown({"aiscale_tick_total", "aiscale_ticks_total_bucket", "aiscale_leader"}),
             (std::vector<std::string>{"aiscale_leader", "aiscale_tick_total",
@@ -328,7 +328,7 @@ TEST_F(ExportedMetrics, UnknownNamesAreCaught) {
 
 // The dashboard's PromQL parses: each expression, Grafana's variables given values, becomes a
 // recording rule that `promtool check rules` must accept.
-TEST(DashboardPromql, ParsesWithPromtool) {
+TEST(DeployDashboardPromql, ParsesWithPromtool) {
   if (std::system("command -v promtool >/dev/null 2>&1") != 0) {
     GTEST_SKIP() << "promtool (Debian package prometheus) not installed";
   }
