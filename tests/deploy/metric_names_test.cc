@@ -172,12 +172,14 @@ class DeployExportedMetrics : public ::testing::Test {
   }
 
   static pid_t Launch() {
+    // Everything that allocates happens before fork: the child only opens, dups and execs.
+    const std::string log = (dir_ / "aiscale.log").string();
+    const std::string cfg = (dir_ / "config.yaml").string();
     const pid_t pid = fork();
     if (pid != 0) return pid;
-    const int log = ::open((dir_ / "aiscale.log").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    ::dup2(log, 1);
-    ::dup2(log, 2);
-    const std::string cfg = (dir_ / "config.yaml").string();
+    const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    ::dup2(fd, 1);
+    ::dup2(fd, 2);
     execl(AISCALE_BINARY, AISCALE_BINARY, "run", "-c", cfg.c_str(), static_cast<char*>(nullptr));
     _exit(127);
   }
