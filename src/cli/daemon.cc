@@ -106,7 +106,20 @@ Status Daemon::AddWorkloads() {
     if (!b.ok()) return b.status();
     RETURN_IF_ERROR(controller_->Add(std::move(b).value()));
   }
+  PublishBounds();
   return Status::Ok();
+}
+
+// Each workload's configured bounds as gauges, so an alert can tell a workload pinned at
+// max_replicas (deploy/monitoring/aiscale-rules.yaml) and a dashboard can draw the limits.
+void Daemon::PublishBounds() {
+  telemetry_.DeclareGauge("aiscale_workload_min_replicas", "The workload's min_replicas.");
+  telemetry_.DeclareGauge("aiscale_workload_max_replicas", "The workload's max_replicas.");
+  for (const WorkloadSpec& w : cfg_.workloads) {
+    const MetricLabels wl = {{"workload", w.ref.Key()}};
+    telemetry_.Set("aiscale_workload_min_replicas", wl, w.min_replicas);
+    telemetry_.Set("aiscale_workload_max_replicas", wl, w.max_replicas);
+  }
 }
 
 Status Daemon::StartServer() {

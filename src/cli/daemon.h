@@ -51,6 +51,7 @@ class Daemon {
   Status MakeActuators();
   Status MakeSources();
   Status AddWorkloads();
+  void PublishBounds();
   Status StartServer();
   int InitialReplicas(const WorkloadSpec& w) const;
   void CollectLoop();

@@ -270,6 +270,9 @@ FakeKubeApiServer::Request Parse(const httplib::Request& req) {
   FakeKubeApiServer::Request r;
   r.method = req.method;
   r.path = req.path;
+  if (const size_t q = req.target.find('?'); q != std::string::npos) {
+    r.query = req.target.substr(q + 1);
+  }
   r.body = req.body;
   r.content_type = req.get_header_value("Content-Type");
   const std::vector<std::string> s = Segments(req.path);

@@ -51,7 +51,8 @@ class FakeKubeApiServer {
     std::string subresource;  // "scale" or empty
     std::string namespace_;
     std::string name;
-    std::string path;  // without the query
+    std::string path;   // without the query
+    std::string query;  // the raw query string (after '?'), e.g. "watch=true"
     std::string content_type;
     std::string body;
     bool authorized = false;
