@@ -312,7 +312,12 @@ class Job:
             vote = torch.tensor([1.0 if (keep and not self.term) else 0.0])
             dist.all_reduce(vote, op=dist.ReduceOp.MIN)
             if vote[0] < 0.5:
-                break  # a SIGTERM stops every rank at the next control()
+                break
+        # Whoever ended the hold: if it was a SIGTERM, no rank may start another step.
+        stop = torch.tensor([1.0 if self.term else 0.0])
+        dist.all_reduce(stop, op=dist.ReduceOp.MAX)
+        if stop[0] > 0.5:
+            raise Stop(self.term)
 
     def compute(self, ddp):
         self.enter("compute")

@@ -9,8 +9,8 @@
 #   3. kill -9 of agent 1's process group: the actuator replaces it, the job is back at world
 #      size 2 and has lost at most one checkpoint interval of samples;
 #   4. every restart resumed from the checkpoint (resumed step > 0 after the first), every
-#      aiscale-initiated one lost 0 samples, and a change aiscale makes after the kill (if its
-#      policy makes one) is held to the same;
+#      aiscale-initiated one lost 0 samples, and a scale-down (if the policy makes one) resumed
+#      at exactly the step the job acknowledged to the pre-stop checkpoint request;
 #   5. aiscale stopped: every agent and worker is gone, and the last checkpoint is intact
 #      (no .tmp left, loadable, at the last step the job reached).
 # Prints the summary (tests/integration/tools/elastic_events.py) with the decision -> first
@@ -154,6 +154,8 @@ check "every restart resumed from its checkpoint" \
   q 'all(x["resumed"] and x["step"] > 0 for x in s["starts"][1:])'
 check "aiscale-initiated restarts lost 0 samples" \
   q 'all(x["lost"] == 0 for x in s["starts"] if x["cause"] == "decision")'
+check "a scale-down resumed at the step the job acknowledged (if the policy made one)" \
+  q 'all(x["step"] == x["acked_step"] for x in s["starts"] if x["cause"] == "decision" and x["acked_step"] is not None)'
 
 # 5. Stop aiscale: agents gone, checkpoint intact.
 itest_stop_pid "$aiscale_pid" 90

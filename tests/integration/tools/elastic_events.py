@@ -8,7 +8,8 @@ and aiscale's decision log (aiscale run --verbose), as one JSON object on stdout
   trained before it that it did not resume (`lost`: the highest sample count any step reached
   since the previous start, less the resumed count), and `cause`: "decision" when aiscale
   decided a rescale since the previous start, "kill" when a --kill-at time falls there (a kill
-  wins), else "other";
+  wins), else "other"; `acked_step`: the step of the last checkpoint the job acknowledged to a
+  request (POST /checkpoint) since the previous start, or null;
 - decisions: every scale change aiscale made (`action=scaled (a -> b)`): its time, from and to,
   the job's phase then, and `latency_s`: decision to the first step at world size b;
 - steps_by_world: how many steps ran at each world size.
@@ -51,10 +52,12 @@ def read_decisions(path, workload):
 
 
 def summarize(events, decisions, kills):
-    starts, max_samples, prev_t = [], 0, None
+    starts, max_samples, prev_t, acked = [], 0, None, None
     steps_by_world = {}
     for e in events:
-        if e["ev"] == "step":
+        if e["ev"] == "ckpt" and e["reason"] == "request":
+            acked = e["step"]
+        elif e["ev"] == "step":
             max_samples = max(max_samples, e["samples"])
             steps_by_world[str(e["world"])] = steps_by_world.get(str(e["world"]), 0) + 1
         elif e["ev"] == "start":
@@ -66,8 +69,9 @@ def summarize(events, decisions, kills):
             if prev_t is not None and any(since < k <= t for k in kills):
                 cause = "kill"
             starts.append({"t": t, "world": e["world"], "step": e["step"], "samples": e["samples"],
-                           "resumed": e["resumed"], "lost": max(0, max_samples - e["samples"]), "cause": cause})
-            max_samples, prev_t = e["samples"], t
+                           "resumed": e["resumed"], "lost": max(0, max_samples - e["samples"]), "cause": cause,
+                           "acked_step": acked})
+            max_samples, prev_t, acked = e["samples"], t, None
     phases = [e for e in events if e["ev"] == "phase"]
     for d in decisions:
         before = [p for p in phases if p["t"] <= d["t"]]
