@@ -56,6 +56,8 @@ spec:
                   --events, $work/events.jsonl, --epochs, '20', --epoch-samples, '8000',
                   --batch, '32', --load-s, '4', --eval-s, '30', --ckpt-every, '20']
         rendezvous_host_replica: 0
+        readiness: {log: 'aiscale-elastic: worker'}   # its worker joined a rendezvous
+        ready_timeout: 120s
         env: {OMP_NUM_THREADS: '1'}
         pre_stop:
           command: [/usr/bin/python3, $elastic/request_checkpoint.py,

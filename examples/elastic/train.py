@@ -16,6 +16,8 @@ split across the ranks). docs/training-engine-contract.md is the contract; in sh
   --ckpt-every steps, at the end of each epoch, on request, on SIGTERM (torchrun stops the
   workers with SIGTERM at every membership change) and when a collective fails because a peer
   died; each is the state after the last completed step, so a restart resumes at that step;
+- every worker prints "aiscale-elastic: worker rank R of W started at step S" once it joined
+  a rendezvous (the agent's readiness line for aiscale);
 - rank 0 appends one JSON object per line to --events (start, phase, step, ckpt, stop, done),
   which tests read to compute the world size, the resumed step and the samples lost.
 """
@@ -365,6 +367,9 @@ class Job:
         self.publish("load")
         self.events.emit("start", world=self.world, resumed=resumed, step=self.st["step"], samples=self.st["samples"],
                          restart_count=int(os.environ.get("TORCHELASTIC_RESTART_COUNT", "0")))
+        # The agent's readiness line (readiness: {log: ...} in aiscale's target): this agent's
+        # worker joined a rendezvous and is about to train.
+        print(f"aiscale-elastic: worker rank {self.rank} of {self.world} started at step {self.st['step']}", flush=True)
         ddp = nn.parallel.DistributedDataParallel(self.net)
         try:
             while self.st["epoch"] < self.a.epochs:

@@ -85,6 +85,8 @@ spec:
                   --events, $events, --epochs, '50', --epoch-samples, '40000',
                   --batch, '$batch', --load-s, '4', --ckpt-every, '$ckpt_every']
         rendezvous_host_replica: 0
+        readiness: {log: 'aiscale-elastic: worker'}   # its worker joined a rendezvous
+        ready_timeout: 120s
         env: {OMP_NUM_THREADS: '1'}
         pre_stop:
           command: [/usr/bin/python3, $elastic/request_checkpoint.py,
