@@ -11,8 +11,9 @@
 #   4. every restart resumed from the checkpoint (resumed step > 0 after the first), every
 #      aiscale-initiated one lost 0 samples, and a scale-down (if the policy makes one) resumed
 #      at exactly the step the job acknowledged to the pre-stop checkpoint request;
-#   5. aiscale stopped: every agent and worker is gone, and the last checkpoint is intact
-#      (no .tmp left, loadable, at the last step the job reached).
+#   5. aiscale stopped: the pre-stop hook asked for a checkpoint and the job acknowledged it,
+#      every agent and worker is gone, and the last checkpoint is intact (no .tmp left,
+#      loadable, at the last step the job reached).
 # Prints the summary (tests/integration/tools/elastic_events.py) with the decision -> first
 # step latencies. Usage: elastic_torchrun.sh <aiscale binary> <source dir>
 set -u
@@ -164,6 +165,9 @@ itest_stop_pid "$aiscale_pid" 90
 left=$(itest_leftovers | tr '\n' ' ')
 check "no agent or worker left after aiscale stopped (${left:-none})" test -z "$left"
 check "no half-written checkpoint left" test ! -e "$work/ckpt/ckpt.pt.tmp"
+check "the stop asked for a checkpoint and the job acknowledged it (pre-stop)" \
+  grep -q "request_checkpoint: acknowledged" "$work"/logs/*-1.log "$work"/logs/*-0.log
+check "the job saved that checkpoint on request" grep -q '"reason": "request"' "$events"
 check "the last checkpoint loads and holds the last step reached" "$py" - "$work/ckpt/ckpt.pt" "$events" <<'EOF'
 import json, sys, torch
 ck = torch.load(sys.argv[1])
