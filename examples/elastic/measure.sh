@@ -73,7 +73,9 @@ pid=$ITEST_LAST_PID
 kill_at=
 if [ -n "$kill_at_s" ]; then
   sleep "$kill_at_s"
-  rec=$(ls "$work"/run/*-1.pid 2>/dev/null | head -1)
+  recs=("$work"/run/*-1.pid)
+  rec=${recs[0]}
+  [ -e "$rec" ] || rec=
   if [ -n "$rec" ]; then
     read -r _ pgid _ <"$rec"
     kill_at=$(date +%s.%N)

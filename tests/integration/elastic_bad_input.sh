@@ -117,7 +117,9 @@ log=$ITEST_TMP/aiscale.log
 agent_log=
 deadline=$((SECONDS + 120))
 while ((SECONDS < deadline)); do
-  agent_log=$(ls "$w"/logs/*taken-0.log 2>/dev/null | head -1)
+  logs=("$w"/logs/*taken-0.log)
+  agent_log=${logs[0]}
+  [ -e "$agent_log" ] || agent_log=
   [ -n "$agent_log" ] && grep -q "RendezvousConnectionError: The connection" "$agent_log" && break
   pid_alive "$aiscale_pid" || itest_fail "aiscale exited"
   sleep 0.5

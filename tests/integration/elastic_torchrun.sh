@@ -136,7 +136,9 @@ check "grow: resumed from the checkpoint, 0 samples lost" \
 wait_q 60 's["steps_by_world"].get("2", 0) >= 5' || itest_fail "no steps at world size 2"
 
 # 3. kill -9 of agent 1 (not the rendezvous host): replaced, back at world size 2.
-rec=$(ls "$work"/run/*-1.pid 2>/dev/null | head -1)
+recs=("$work"/run/*-1.pid)
+rec=${recs[0]}
+[ -e "$rec" ] || rec=
 [ -n "$rec" ] || itest_fail "no pid record for agent 1"
 read -r _ pgid _ <"$rec"
 kill_at=$(date +%s.%N)
