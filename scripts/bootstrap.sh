@@ -11,7 +11,7 @@ cd "$root"
 pkgs=(build-essential cmake ninja-build pkg-config libyaml-cpp-dev nlohmann-json3-dev
       libgtest-dev libgmock-dev libbenchmark-dev libsqlite3-dev zlib1g-dev libcli11-dev
       libcurl4-openssl-dev libcpp-httplib-dev libssl-dev ccache clang-format git
-      python3 prometheus curl openssl slurm-wlm)
+      python3 prometheus curl openssl slurm-wlm python3-torch)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

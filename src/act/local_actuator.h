@@ -7,9 +7,10 @@
 // (~0.5 s), enforces ready_timeout, restarts crashed replicas with exponential backoff and
 // starts scale-downs; each stop (pre-stop hook, SIGTERM, grace, SIGKILL to the group) runs on
 // a worker thread of its own. Scale-up takes the lowest free indices; scale-down removes the
-// highest. Children never outlive the actuator: PR_SET_PDEATHSIG covers a killed aiscale, pid
-// records in run_dir let the next Start kill what a crashed one left, and Shutdown (also run by
-// the destructor) stops and reaps every replica.
+// highest, except that in torchrun mode the replica hosting the rendezvous store
+// (rendezvous_host_replica) goes only when it is the last one. Children never outlive the actuator:
+// PR_SET_PDEATHSIG covers a killed aiscale, pid records in run_dir let the next Start kill what a
+// crashed one left, and Shutdown (also run by the destructor) stops and reaps every replica.
 //
 //   LocalActuator act(ref, LocalTargetConfig::Parse(node), clock, http, /*initial=*/1);
 //   RETURN_IF_ERROR(act.Start());   // kNotFound: no such command; kUnavailable: port in use

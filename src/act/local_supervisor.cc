@@ -161,6 +161,8 @@ void LocalActuator::Reconcile() {
     const size_t want = static_cast<size_t>(std::max(0, desired_));
     while (replicas_.size() > want) {  // scale down: the newest (highest index) first
       auto last = std::prev(replicas_.end());
+      // torchrun: the agent hosting the rendezvous store goes last (the others need it).
+      if (last->first == cfg_.rendezvous_host_replica && replicas_.size() > 1) --last;
       if (last->second.pid != 0) LaunchStopLocked(last->first, last->second.pid, true);
       replicas_.erase(last);
     }

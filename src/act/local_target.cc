@@ -1,6 +1,8 @@
 #include "act/local_target.h"
 
+#include <algorithm>
 #include <filesystem>
+#include <string_view>
 
 namespace aiscale::act {
 namespace {
@@ -9,6 +11,8 @@ namespace fs = std::filesystem;
 using config::ConfigNode;
 
 bool UsesPort(const std::string& s) { return s.find("{port}") != std::string::npos; }
+
+constexpr std::string_view kIsHost = "{rdzv_is_host}";
 
 // A command as an argv list, or a string run by the shell (exec, so the shell's pid is the
 // replica's). Empty or non-string elements are errors at their index.
@@ -149,6 +153,17 @@ void CheckPortUses(const ConfigNode& t, const LocalTargetConfig& c) {
   }
 }
 
+// {rdzv_is_host} without rendezvous_host_replica would make no agent the store's host.
+void CheckHostUses(const ConfigNode& t, const LocalTargetConfig& c) {
+  if (c.rendezvous_host_replica >= 0) return;
+  auto uses = [](const std::vector<std::string>& argv) {
+    return std::any_of(argv.begin(), argv.end(),
+                       [](const std::string& a) { return a.find(kIsHost) != std::string::npos; });
+  };
+  if (uses(c.command))
+    t.ErrorAt("command", "uses {rdzv_is_host} but rendezvous_host_replica is not set");
+}
+
 }  // namespace
 
 LocalTargetConfig LocalTargetConfig::Parse(const ConfigNode& t) {
@@ -158,7 +173,8 @@ LocalTargetConfig LocalTargetConfig::Parse(const ConfigNode& t) {
     return c;
   }
   t.CheckKnown({"engine", "command", "workdir", "env", "base_port", "readiness", "ready_timeout",
-                "grace_period", "pre_stop", "restart_backoff", "log_dir", "run_dir"});
+                "grace_period", "pre_stop", "restart_backoff", "log_dir", "run_dir",
+                "rendezvous_host_replica"});
   t.Enum("engine", "local", {"local"});
   c.command = ParseCommand(t, "command");
   c.shell_command = t.Child("command").raw().IsScalar();
@@ -178,7 +194,11 @@ LocalTargetConfig LocalTargetConfig::Parse(const ConfigNode& t) {
   c.backoff_max = Seconds(std::max(max, initial));
   c.log_dir = ResolvePath(t, t.String("log_dir", ""));
   c.run_dir = ResolvePath(t, t.String("run_dir", ""));
+  if (t.Has("rendezvous_host_replica")) {
+    c.rendezvous_host_replica = t.Int("rendezvous_host_replica", 0, config::Between(0, 10000));
+  }
   CheckPortUses(t, c);
+  CheckHostUses(t, c);
   return c;
 }
 
@@ -192,6 +212,9 @@ std::string LocalTargetConfig::Substitute(const std::string& text, int replica) 
     } else if (text.compare(i, 6, "{port}") == 0) {
       out += std::to_string(PortFor(replica));
       i += 6;
+    } else if (text.compare(i, kIsHost.size(), kIsHost) == 0) {
+      out += replica == rendezvous_host_replica ? "1" : "0";
+      i += kIsHost.size();
     } else {
       out += text[i++];
     }

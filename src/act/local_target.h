@@ -6,6 +6,9 @@
 //
 //   target: {engine: local, command: ["python3", "srv.py", "--port", "{port}"], base_port: 18100,
 //            readiness: {http: /health}, grace_period: 10s}
+//   torchrun agents: command: [/usr/bin/python3, torchrun.py, ...,
+//   '--rdzv_conf=is_host={rdzv_is_host}',
+//            train.py], rendezvous_host_replica: 0, pre_stop: {command: [...checkpoint...]}
 #pragma once
 
 #include <string>
@@ -59,13 +62,19 @@ struct LocalTargetConfig {
   Duration backoff_max = Seconds(60);
   std::string log_dir;  // <log_dir>/<workload>-<i>.log; default: run_dir
   std::string run_dir;  // pid records; empty: the caller (or LocalActuator) chooses
+  // torchrun mode (docs/training-engine-contract.md): one replica = one torchrun agent of the
+  // same elastic job, and this replica hosts the c10d rendezvous store (-1: not torchrun). A
+  // scale-down never stops it while another replica runs (every agent would lose the store),
+  // and {rdzv_is_host} is "1" on it and "0" on the others, for torchrun's
+  // --rdzv_conf=is_host={rdzv_is_host}, so no other agent can take the store by starting first.
+  int rendezvous_host_replica = -1;
 
   // Reads `target` (a map); errors land in target.errors() at their field paths.
   static LocalTargetConfig Parse(const config::ConfigNode& target);
 
   // The port of replica i, or 0 when base_port is not set.
   int PortFor(int replica) const { return base_port > 0 ? base_port + replica : 0; }
-  // `text` with every {replica} and {port} replaced by replica i's values.
+  // `text` with every {replica}, {port} and {rdzv_is_host} replaced by replica i's values.
   std::string Substitute(const std::string& text, int replica) const;
   // The argv and the extra environment of replica i, substituted.
   std::vector<std::string> ArgvFor(int replica) const;

@@ -212,6 +212,27 @@ TEST_F(LocalActuatorTest, ScalesZeroToThreeToOneToZeroWithHttpReadiness) {
   for (pid_t pid : pids_) EXPECT_TRUE(ProcessGone(pid)) << pid;
 }
 
+// torchrun mode: the agent hosting the rendezvous store (here replica 2, so the rule differs
+// from "highest index first") is stopped only when it is the last replica.
+TEST_F(LocalActuatorTest, TorchrunModeNeverStopsTheRendezvousHostFirst) {
+  ASSERT_TRUE(
+      StartWith(Config(std::string(kHttpServer) + "  rendezvous_host_replica: 2\n"), 3).ok());
+  ASSERT_TRUE(WaitFor([&] { return ReadyIs(3, 3); })) << Observe().detail;
+  ASSERT_TRUE(actuator_->Apply(ref_, 2).ok());
+  ASSERT_TRUE(WaitFor([&] { return Count(Events(1), "sigterm") == 1 && ReadyIs(2, 2); }));
+  EXPECT_EQ(Count(Events(2), "sigterm"), 0);
+  ASSERT_TRUE(actuator_->Apply(ref_, 1).ok());
+  ASSERT_TRUE(WaitFor([&] { return Count(Events(0), "sigterm") == 1 && ReadyIs(1, 1); }));
+  EXPECT_EQ(Count(Events(2), "sigterm"), 0);
+  auto eps = actuator_->Endpoints(ref_);
+  ASSERT_TRUE(eps.ok());
+  ASSERT_EQ(eps->size(), 1u);
+  EXPECT_EQ((*eps)[0].instance, "llm-2");
+  ASSERT_TRUE(actuator_->Apply(ref_, 0).ok());
+  ASSERT_TRUE(WaitFor([&] { return actuator_->Pids().empty(); }));
+  EXPECT_EQ(Count(Events(2), "sigterm"), 1);
+}
+
 TEST_F(LocalActuatorTest, LogLineReadiness) {
   ASSERT_TRUE(StartWith(Config("  command: [/usr/bin/python3, $SCRIPT, --health-delay, '0.3',"
                                " --ready-line, 'model loaded; serving', --events,"

@@ -69,6 +69,11 @@ TEST(LocalTargetConfig, ParseErrorsNameTheirField) {
        "target.base_port: must be <= 65535"},
       {"wrong engine", "target:\n  engine: kubernetes\n  command: [srv]\n",
        "target.engine: must be one of local"},
+      {"rdzv_is_host without a host replica",
+       "target:\n  command: [run, '--rdzv_conf=is_host={rdzv_is_host}']\n",
+       "target.command: uses {rdzv_is_host} but rendezvous_host_replica is not set"},
+      {"negative host replica", "target:\n  command: [srv]\n  rendezvous_host_replica: -1\n",
+       "target.rendezvous_host_replica: must be >= 0"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
@@ -130,6 +135,19 @@ TEST(LocalTargetConfig, StringCommandRunsInTheShellAndDefaultsHold) {
   EXPECT_EQ(p.cfg.backoff_initial, Seconds(1));
   EXPECT_EQ(p.cfg.backoff_max, Seconds(60));
   EXPECT_TRUE(p.cfg.run_dir.empty());  // the caller chooses
+}
+
+TEST(LocalTargetConfig, TorchrunModeMarksTheRendezvousHost) {
+  Parsed p = ParseTarget(
+      "target:\n"
+      "  command: [/usr/bin/python3, torchrun.py, '--rdzv_conf=is_host={rdzv_is_host}', t.py]\n"
+      "  rendezvous_host_replica: 0\n");
+  ASSERT_TRUE(p.errors.empty()) << AllErrors(p.errors);
+  EXPECT_EQ(p.cfg.rendezvous_host_replica, 0);
+  EXPECT_EQ(p.cfg.ArgvFor(0)[2], "--rdzv_conf=is_host=1");
+  EXPECT_EQ(p.cfg.ArgvFor(1)[2], "--rdzv_conf=is_host=0");
+  EXPECT_EQ(p.cfg.ArgvFor(2)[2], "--rdzv_conf=is_host=0");
+  EXPECT_EQ(ParseTarget("target:\n  command: [srv]\n").cfg.rendezvous_host_replica, -1);
 }
 
 TEST(LocalTargetConfig, ProgramForNamesWhatStartCanCheck) {
