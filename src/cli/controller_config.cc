@@ -144,7 +144,7 @@ std::string Resolve(const std::string& path, const std::string& file) {
 
 void ParseSpec(const ConfigNode& spec, const Registries& reg, ControllerConfig& cfg) {
   spec.CheckKnown(
-      {"period", "store", "run_dir", "server", "leader_election", "sources", "workloads"});
+      {"period", "store", "run_dir", "server", "sources", "workloads", "leader_election"});
   cfg.period_s = spec.DurationSeconds("period", cfg.period_s, Above(0));
   cfg.store_path = Resolve(spec.String("store", ""), cfg.file);
   cfg.run_dir = Resolve(spec.String("run_dir", ""), cfg.file);

@@ -31,6 +31,7 @@
 #include <httplib.h>
 #include <nlohmann/json.hpp>
 
+#include "cli/controller_config.h"
 #include "fakes/fake_kube_apiserver.h"
 
 namespace aiscale::cli {
@@ -303,6 +304,43 @@ TEST_F(LeaderElectionE2E, SigtermReleasesTheLeaseAndTheOtherTakesOverAtItsNextSt
   EXPECT_LE(took, kRetryPeriodS + 1.5);
   const std::string log = a_->log() + b_->log();
   EXPECT_NE(log.find("released lease ai/aiscale"), std::string::npos) << log;
+}
+
+TEST(LeaderElectionConfig, ReadFromTheControllerConfigWithErrorsAtTheirPlace) {
+  struct Case {
+    const char* name;
+    std::string block;  // spec.leader_election
+    std::string error;  // "": valid
+  };
+  const std::vector<Case> cases = {
+      {"absent: off", "", ""},
+      {"on with defaults", "  leader_election: {namespace: ai}\n", ""},
+      {"renew deadline too long", "  leader_election:\n    renew_deadline: 20s\n",
+       "c.yaml:6:21: spec.leader_election.renew_deadline: renew_deadline (20 s) must be less "
+       "than lease_duration (15 s)"},
+      {"retry too long", "  leader_election:\n    retry_period: 10s\n",
+       "c.yaml:6:19: spec.leader_election.retry_period: retry_period (10 s) must be less than "
+       "renew_deadline (10 s)"},
+      {"bad auth", "  leader_election:\n    auth: {in_cluster: true, context: x}\n",
+       "in_cluster: true excludes kubeconfig and context"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    config::ConfigErrors errs;
+    const std::string text =
+        "apiVersion: aiscale.dev/v1alpha1\nkind: ControllerConfig\nspec:\n  period: 5s\n" +
+        c.block + "  workloads:\n    - {name: a, kind: Deployment, policy: {name: static}}\n";
+    auto cfg = ParseControllerConfig(config::ParseConfig(text, "c.yaml", errs));
+    if (c.error.empty()) {
+      ASSERT_TRUE(cfg.ok()) << errs.ToStatus().message();
+      EXPECT_EQ(cfg->leader_election.enabled, !c.block.empty());
+      EXPECT_EQ(cfg->leader_election.lease_duration, std::chrono::seconds(15));
+    } else {
+      EXPECT_FALSE(cfg.ok());
+      EXPECT_NE(errs.ToStatus().message().find(c.error), std::string::npos)
+          << errs.ToStatus().message();
+    }
+  }
 }
 
 // Calls the actuator made between ClearRequests and now: per tick (a tick Observes once, so
