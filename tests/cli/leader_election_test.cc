@@ -2,8 +2,9 @@
 // through a Lease on one API server and scale one Deployment; only the leader may PATCH its
 // /scale, and when the leader dies the other takes over.
 //
-// The API server is FakeKubeApiServer (tests/fakes), started in this test process: Debian ships
-// no kube-apiserver (nor etcd) to run here, so the fake serves the real wire format for Leases,
+// The API server is FakeKubeApiServer (tests/fakes), started in this test process over HTTPS
+// with a CA made by openssl (plain HTTP if openssl is missing): Debian ships no kube-apiserver
+// (nor etcd) to run here, so the fake serves the real wire format for Leases,
 // Deployments' /scale, Events and Status bodies, with optimistic concurrency on
 // resourceVersion. Each daemon authenticates with its own bearer token, so the fake records
 // which daemon sent every request and, with it, who held the Lease when it arrived.
@@ -18,6 +19,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -60,7 +62,7 @@ std::string ReadFile(const fs::path& p) {
 // and log. The destructor kills it by PID if it still runs.
 class Daemon {
  public:
-  Daemon(const std::string& id, const std::string& server_url)
+  Daemon(const std::string& id, const std::string& server_url, const std::string& ca_file)
       : id_(id),
         dir_(fs::path(::testing::TempDir()) /
              ("aiscale_le_" + id + "_" + std::to_string(::getpid()))) {
@@ -69,8 +71,9 @@ class Daemon {
     std::ofstream(dir_ / "kubeconfig")
         << "apiVersion: v1\nkind: Config\n"
            "clusters:\n- name: fake\n  cluster: {server: '"
-        << server_url
-        << "'}\n"
+        << server_url << "'"
+        << (ca_file.empty() ? "" : ", certificate-authority: '" + ca_file + "'")
+        << "}\n"
            "users:\n- name: "
         << id << "\n  user: {token: token-" << id
         << "}\n"
@@ -163,6 +166,35 @@ class Daemon {
   pid_t pid_ = 0;
 };
 
+// A CA and a server certificate for 127.0.0.1 signed by it, made by the openssl command line
+// in a temporary directory.
+class Pki {
+ public:
+  Pki() : dir_(fs::path(::testing::TempDir()) / ("aiscale_le_pki_" + std::to_string(::getpid()))) {
+    fs::create_directories(dir_);
+  }
+  ~Pki() { fs::remove_all(dir_); }
+  bool Make() {
+    const std::string d = dir_.string();
+    const std::string key = " -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes";
+    std::ofstream(d + "/server.cnf") << "subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\n";
+    return Run("openssl req -x509" + key + " -keyout " + d + "/ca.key -out " + d +
+               "/ca.pem -days 2 -subj '/CN=kubernetes'") &&
+           Run("openssl req" + key + " -keyout " + d + "/server.key -out " + d +
+               "/server.csr -subj '/CN=kube-apiserver'") &&
+           Run("openssl x509 -req -in " + d + "/server.csr -CA " + d + "/ca.pem -CAkey " + d +
+               "/ca.key -CAcreateserial -out " + d + "/server.pem -days 2 -extfile " + d +
+               "/server.cnf");
+  }
+  std::string Path(const std::string& name) const { return (dir_ / name).string(); }
+
+ private:
+  static bool Run(const std::string& cmd) {
+    return std::system((cmd + " >/dev/null 2>&1").c_str()) == 0;
+  }
+  fs::path dir_;
+};
+
 bool WaitFor(const std::function<bool()>& cond, double limit_s) {
   const auto t0 = Clock::now();
   while (Since(t0) < limit_s) {
@@ -175,20 +207,31 @@ bool WaitFor(const std::function<bool()>& cond, double limit_s) {
 class LeaderElectionE2E : public ::testing::Test {
  protected:
   void SetUp() override {
-    ASSERT_TRUE(server_.Start());
-    server_.AddToken("token-a", "a");
-    server_.AddToken("token-b", "b");
-    server_.AddDeployment("ai", "llm", 1, 1);
-    a_ = std::make_unique<Daemon>("a", server_.Url());
-    b_ = std::make_unique<Daemon>("b", server_.Url());
+    testing::FakeKubeApiServer::Options opts;
+    std::string ca;
+    pki_ = std::make_unique<Pki>();
+    if (pki_->Make()) {  // HTTPS with a self-signed CA, as a cluster serves it
+      opts.cert_file = pki_->Path("server.pem");
+      opts.key_file = pki_->Path("server.key");
+      ca = pki_->Path("ca.pem");
+    } else {
+      std::printf("openssl failed or is missing: the fake serves plain HTTP\n");
+    }
+    server_ = std::make_unique<testing::FakeKubeApiServer>(opts);
+    ASSERT_TRUE(server_->Start());
+    server_->AddToken("token-a", "a");
+    server_->AddToken("token-b", "b");
+    server_->AddDeployment("ai", "llm", 1, 1);
+    a_ = std::make_unique<Daemon>("a", server_->Url(), ca);
+    b_ = std::make_unique<Daemon>("b", server_->Url(), ca);
     // Someone keeps scaling the Deployment back to 1, so the leader PATCHes it every tick or
     // two and a second applier would show at once.
     drift_ = std::thread([this] {
       while (!stop_drift_) {
-        json d = server_.Object("apps", "deployments", "ai", "llm");
+        json d = server_->Object("apps", "deployments", "ai", "llm");
         if (d.is_object() && drifting_) {
           d["spec"]["replicas"] = 1;
-          server_.SetObject("apps", "deployments", "ai", "llm", d);
+          server_->SetObject("apps", "deployments", "ai", "llm", d);
         }
         std::this_thread::sleep_for(std::chrono::milliseconds(250));
       }
@@ -200,12 +243,12 @@ class LeaderElectionE2E : public ::testing::Test {
   }
 
   std::string Holder() const {
-    const json l = server_.Lease("ai", "aiscale");
+    const json l = server_->Lease("ai", "aiscale");
     return l.is_object() ? l["spec"].value("holderIdentity", "") : "";
   }
   std::map<std::string, int> PatchesBy() const {
     std::map<std::string, int> out;
-    for (const auto& r : server_.Requests()) {
+    for (const auto& r : server_->Requests()) {
       if (r.method == "PATCH" && r.subresource == "scale") out[r.user]++;
     }
     return out;
@@ -213,7 +256,7 @@ class LeaderElectionE2E : public ::testing::Test {
   // Every PATCH of /scale came from the daemon that held the Lease when it arrived.
   void ExpectOnlyTheHolderPatched() const {
     int patches = 0;
-    for (const auto& r : server_.Requests()) {
+    for (const auto& r : server_->Requests()) {
       if (r.method != "PATCH") continue;
       ++patches;
       auto it = r.lease_holders.find(kLease);
@@ -277,7 +320,8 @@ class LeaderElectionE2E : public ::testing::Test {
         << metrics;
   }
 
-  testing::FakeKubeApiServer server_;
+  std::unique_ptr<Pki> pki_;
+  std::unique_ptr<testing::FakeKubeApiServer> server_;
   std::unique_ptr<Daemon> a_, b_;
   std::thread drift_;
   std::atomic<bool> stop_drift_{false};
@@ -379,9 +423,9 @@ TEST_F(LeaderElectionE2E, ApiCallsPerTickPerWorkloadAreConstant) {
     SCOPED_TRACE(p.name);
     drifting_ = p.drift;
     std::this_thread::sleep_for(std::chrono::seconds(2));
-    server_.ClearRequests();
+    server_->ClearRequests();
     std::this_thread::sleep_for(std::chrono::seconds(4));
-    const CallCount c = CountCalls(server_);
+    const CallCount c = CountCalls(*server_);
     ASSERT_GT(c.ticks, 0);
     std::printf(
         "[ figures  ] API calls per tick per workload, %s: %.2f (%d calls, %d ticks, %d with a "
