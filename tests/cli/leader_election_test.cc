@@ -350,6 +350,38 @@ TEST_F(LeaderElectionE2E, SigtermReleasesTheLeaseAndTheOtherTakesOverAtItsNextSt
   EXPECT_NE(log.find("released lease ai/aiscale"), std::string::npos) << log;
 }
 
+TEST_F(LeaderElectionE2E, ALeaderThatCannotRenewStopsApplyingAtItsRenewDeadline) {
+  a_->Start();
+  ASSERT_TRUE(WaitFor([&] { return Holder() == "a" && PatchesBy()["a"] >= 1; }, 10)) << a_->log();
+  // From now on every write of the Lease fails: a's last successful renewal was before this.
+  const auto broken = Clock::now();
+  server_->InjectFault("PUT", "/apis/coordination.k8s.io/v1/namespaces/ai/leases/aiscale",
+                       {500, 1000000});
+  ASSERT_TRUE(WaitFor([&] { return a_->log().find("stopped leading") != std::string::npos; }, 15))
+      << a_->log();
+  const double stopped = Since(broken);
+  std::printf(
+      "[ figures  ] leader stopped applying %.2f s after its lease writes began failing "
+      "(renew deadline 10 s)\n",
+      stopped);
+  EXPECT_LE(stopped, 10 + 1.0);  // the deadline, then at most one tick's sync
+  // Nothing applied past the deadline (measured from before its last renewal could have been),
+  // so well before the 15 s a follower would wait.
+  const auto deadline = broken + std::chrono::milliseconds(10500);
+  int late = 0;
+  for (const auto& r : server_->Requests()) {
+    if (r.method == "PATCH" && r.at > deadline) ++late;
+  }
+  EXPECT_EQ(late, 0);
+  // The API heals: a finds its own lease and leads again.
+  server_->InjectFault("PUT", "/apis/coordination.k8s.io/v1/namespaces/ai/leases/aiscale",
+                       {500, 0});
+  const int before = PatchesBy()["a"];
+  EXPECT_TRUE(WaitFor([&] { return PatchesBy()["a"] > before; }, 10)) << a_->log();
+  a_->Kill(SIGTERM);
+  EXPECT_EQ(a_->Reap(std::chrono::seconds(10)), 0) << a_->log();
+}
+
 TEST(LeaderElectionConfig, ReadFromTheControllerConfigWithErrorsAtTheirPlace) {
   struct Case {
     const char* name;
