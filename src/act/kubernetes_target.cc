@@ -161,6 +161,8 @@ KubeAuthConfig ParseAuth(const ConfigNode& t) {
 
 }  // namespace
 
+KubeAuthConfig ParseKubeAuth(const ConfigNode& parent) { return ParseAuth(parent); }
+
 bool ResourceForKind(const std::string& kind, KubeResource& out) {
   for (const KnownKind& k : kKnownKinds) {
     if (kind == k.kind) {

@@ -55,6 +55,10 @@ struct KubernetesTargetConfig {
   static KubernetesTargetConfig Parse(const config::ConfigNode& target);
 };
 
+// The `auth:` child of `parent` (absent: kDefault); errors land at its field paths. Shared by
+// a kubernetes target and `leader_election`, so both reach the cluster the same way.
+KubeAuthConfig ParseKubeAuth(const config::ConfigNode& parent);
+
 // The well-known kinds (Deployment, StatefulSet, PyTorchJob) as resources; false when unknown.
 bool ResourceForKind(const std::string& kind, KubeResource& out);
 

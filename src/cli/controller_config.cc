@@ -143,12 +143,16 @@ std::string Resolve(const std::string& path, const std::string& file) {
 }
 
 void ParseSpec(const ConfigNode& spec, const Registries& reg, ControllerConfig& cfg) {
-  spec.CheckKnown({"period", "store", "run_dir", "server", "sources", "workloads"});
+  spec.CheckKnown(
+      {"period", "store", "run_dir", "server", "sources", "workloads", "leader_election"});
   cfg.period_s = spec.DurationSeconds("period", cfg.period_s, Above(0));
   cfg.store_path = Resolve(spec.String("store", ""), cfg.file);
   cfg.run_dir = Resolve(spec.String("run_dir", ""), cfg.file);
   if (cfg.run_dir.empty() && !cfg.store_path.empty()) cfg.run_dir = cfg.store_path + ".run";
   ParseServer(spec, cfg);
+  if (spec.Has("leader_election")) {
+    cfg.leader_election = act::LeaderElectionConfig::Parse(spec.Child("leader_election"));
+  }
   ParseSources(spec, reg, cfg);
   if (!spec.Has("workloads")) {
     spec.Error("missing required field 'workloads'");

@@ -1,6 +1,6 @@
 // ControllerConfig: the file `aiscale run` reads (kind: ControllerConfig): the control period,
-// the store, the HTTP server, the named metric sources, and each workload with its bounds,
-// behavior, policy, signals (each from a named source) and target (the engine it runs on).
+// the store, the HTTP server, leader election, the named metric sources, and each workload with its
+// bounds, behavior, policy, signals (each from a named source) and target (the engine it runs on).
 //
 // Parsing follows STYLE.md 7: defaults beside each field, unknown fields rejected, every error
 // recorded with file:line:column and field path. Everything is parsed once into typed specs:
@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "act/kubernetes_lease.h"
 #include "core/config/config_node.h"
 #include "core/result.h"
 #include "core/spec.h"
@@ -35,6 +36,9 @@ struct ControllerConfig {
   std::string store_path;  // empty: decisions and state are not persisted
   std::string run_dir;     // the daemon's own files (replica pid records); default beside the store
   ServerConfig server;
+  // Off unless the file has a leader_election map; its connection is resolved as a kubernetes
+  // target's `auth:` (in-cluster, else $KUBECONFIG, else ~/.kube/config).
+  act::LeaderElectionConfig leader_election;
   std::vector<SourceSpec> sources;
   std::vector<WorkloadSpec> workloads;
 };

@@ -28,6 +28,7 @@ Result<std::unique_ptr<Daemon>> Daemon::Build(ControllerConfig cfg, DaemonOption
   RETURN_IF_ERROR(d->MakeActuators());
   RETURN_IF_ERROR(d->MakeSources());
   RETURN_IF_ERROR(d->AddWorkloads());
+  RETURN_IF_ERROR(d->MakeElector());
   RETURN_IF_ERROR(d->StartServer());
   return d;
 }
@@ -132,6 +133,67 @@ Status Daemon::StartServer() {
   return Status::Ok();
 }
 
+Status Daemon::MakeElector() {
+  const act::LeaderElectionConfig& le = cfg_.leader_election;
+  if (!le.enabled) {
+    telemetry_.DeclareGauge("aiscale_leader",
+                            "1 when this process holds the leader Lease and may apply, else 0.");
+    telemetry_.Set("aiscale_leader", {}, 1);  // the only instance: it applies
+    return Status::Ok();
+  }
+  act::KubeAuthEnv env = act::KubeAuthEnv::Process();
+  env.warn = [this](const std::string& w) { log_ << "aiscale: warning: " << w << "\n"; };
+  auto e = act::MakeLeaseElector(le, http_, clock_, env, &telemetry_);
+  if (!e.ok()) return e.status();
+  elector_ = std::move(e).value();
+  controller_->SetMayApply(false, "not leader (leader: unknown yet)");
+  log_ << "aiscale: leader election on lease " << le.namespace_ << "/" << le.name << " as "
+       << elector_->identity() << "\n";
+  return Status::Ok();
+}
+
+void Daemon::SyncLeader() {
+  if (!elector_) return;
+  std::lock_guard<std::mutex> lock(leader_mu_);
+  const bool lead = elector_->IsLeader();
+  const std::string holder = elector_->Leader();
+  controller_->SetMayApply(lead, "not leader (leader: " + (holder.empty() ? "none" : holder) + ")");
+  telemetry_.Set("aiscale_leader", {}, lead ? 1 : 0);
+  if (lead == was_leader_) return;
+  was_leader_ = lead;
+  if (lead) {
+    log_ << "aiscale: became leader (lease " << cfg_.leader_election.namespace_ << "/"
+         << cfg_.leader_election.name << ", identity " << elector_->identity() << ")\n";
+  } else {
+    const std::string why = elector_->last_error();
+    log_ << "aiscale: stopped leading" << (why.empty() ? "" : ": " + why) << "\n";
+  }
+  log_.flush();
+}
+
+void Daemon::ElectLoop() {
+  while (!stop_) {
+    if (clock_.Now() >= elector_->NextStep()) elector_->Step();
+    SyncLeader();
+    // Short waits, so a leader whose renewals fail stops applying at its renew deadline even
+    // between steps.
+    if (!WaitUntil(std::min(elector_->NextStep(), clock_.Now() + Seconds(0.25)))) return;
+  }
+}
+
+void Daemon::ReleaseLease() {
+  if (!elector_) return;
+  controller_->SetMayApply(false, "stopping");
+  const bool held = elector_->IsLeader();
+  const Status st = elector_->Release();
+  if (!st.ok()) {
+    log_ << "aiscale: " << st.message() << "\n";
+  } else if (held) {
+    log_ << "aiscale: released lease " << cfg_.leader_election.namespace_ << "/"
+         << cfg_.leader_election.name << "\n";
+  }
+}
+
 bool Daemon::WaitUntil(TimePoint t) {
   std::unique_lock<std::mutex> lock(mu_);
   while (!stop_) {
@@ -164,6 +226,7 @@ void Daemon::AwaitFirstFetches(Duration limit) {
 }
 
 void Daemon::TickOnce() {
+  SyncLeader();  // the verdict as of now, not as of the elector thread's last look
   for (const Decision& d : controller_->Tick()) {
     const bool notable = d.action != Action::kNone || d.vetoed || !d.recommendation.valid ||
                          d.action_detail.rfind("dry run", 0) == 0;
@@ -174,10 +237,12 @@ void Daemon::TickOnce() {
 
 Status Daemon::Run() {
   const Duration period = Seconds(cfg_.period_s);
+  if (elector_) elector_->Step();  // a sole candidate leads from the first tick on
   if (opt_.once) {
     controller_->Collect();
     AwaitFirstFetches(std::min(Seconds(cfg_.period_s), Seconds(5)) + Seconds(0.5));
     TickOnce();
+    ReleaseLease();
     Shutdown();
     return Status::Ok();
   }
@@ -185,6 +250,8 @@ Status Daemon::Run() {
   // find nothing in flight yet and the first tick would see no data at all.
   controller_->Collect();
   std::thread collector([this] { CollectLoop(); });
+  std::thread elector;
+  if (elector_) elector = std::thread([this] { ElectLoop(); });
   AwaitFirstFetches(std::min(period, Seconds(5)) + Seconds(0.5));
   TimePoint next = clock_.Now();
   while (!stop_) {
@@ -194,6 +261,8 @@ Status Daemon::Run() {
   }
   RequestStop();
   collector.join();
+  if (elector.joinable()) elector.join();
+  ReleaseLease();  // after the last tick: no Apply can follow the hand-over
   Shutdown();
   return Status::Ok();
 }

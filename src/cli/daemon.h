@@ -7,6 +7,10 @@
 // its own thread and ticks every period until RequestStop(), then finishes the tick in flight,
 // stops the server, stops the replicas the daemon started (local processes), and closes the
 // store. RequestStop is safe to call from any thread; everything else from one.
+//
+// With leader_election on, a Lease elector steps on its own thread and only the leader applies:
+// a follower collects, decides and serves the read API, its Decisions saying "not leader
+// (leader: X)". The leader releases the Lease after its last tick on a clean stop.
 #pragma once
 
 #include <atomic>
@@ -18,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "act/kubernetes_lease.h"
 #include "cli/controller_config.h"
 #include "control/controller.h"
 #include "control/executor.h"
@@ -53,6 +58,12 @@ class Daemon {
   Status AddWorkloads();
   void PublishBounds();
   Status StartServer();
+  Status MakeElector();
+  // Steps the elector every retry period and mirrors its verdict into the Controller.
+  void ElectLoop();
+  // Tells the Controller whether it may apply (IsLeader now), logs a change. Thread-safe.
+  void SyncLeader();
+  void ReleaseLease();
   int InitialReplicas(const WorkloadSpec& w) const;
   void CollectLoop();
   // Waits up to `limit` for the fetches in flight, so the first tick sees data.
@@ -74,6 +85,9 @@ class Daemon {
   std::unique_ptr<control::ThreadPoolExecutor> executor_;
   std::unique_ptr<control::Controller> controller_;
   std::unique_ptr<server::ApiServer> server_;
+  std::unique_ptr<act::LeaseElector> elector_;  // null: leader election off, always applies
+  std::mutex leader_mu_;                        // guards was_leader_
+  bool was_leader_ = false;
 
   std::mutex mu_;
   std::condition_variable cv_;

@@ -202,6 +202,15 @@ void Controller::Resolve(const Workload& w, Decision& d) const {
 
 void Controller::Act(Workload& w, TimePoint now, Decision& d) {
   const int target = d.constrained;
+  if (!may_apply_.load()) {  // a follower: say so even when there is nothing to apply
+    std::lock_guard<std::mutex> lock(reason_mu_);
+    d.action_detail = not_applying_reason_.empty() ? "not applying" : not_applying_reason_;
+    if (target != d.current) {
+      d.action_detail +=
+          ": would scale " + std::to_string(d.current) + " -> " + std::to_string(target);
+    }
+    return;
+  }
   if (target == d.current) return;
   WorkloadBinding& b = w.binding;
   if (options_.dry_run) {
@@ -219,6 +228,12 @@ void Controller::Act(Workload& w, TimePoint now, Decision& d) {
     d.action_code = st.code();
     d.action_detail = st.message();
   }
+}
+
+void Controller::SetMayApply(bool may_apply, const std::string& reason) {
+  std::lock_guard<std::mutex> lock(reason_mu_);
+  not_applying_reason_ = reason;
+  may_apply_.store(may_apply);
 }
 
 StoreWrite Controller::WriteOf(const Workload& w, const Decision& d) const {

@@ -12,7 +12,9 @@
 // another. The same code runs under the simulator.
 #pragma once
 
+#include <atomic>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <unordered_set>
 #include <vector>
@@ -79,6 +81,11 @@ class Controller {
   // One pass over all workloads, in the order they were added; what they decided is written
   // to the Store as one batch at the end (one commit per tick).
   std::vector<Decision> Tick();
+  // Turns applying off or on at run time (leader election: only the leader applies). While off,
+  // a tick decides and records exactly as live, calls no Apply, and its Decisions say action
+  // none with `reason` ("not leader (leader: x)"). Checked before each Apply; thread-safe.
+  void SetMayApply(bool may_apply, const std::string& reason = "");
+  bool may_apply() const { return may_apply_.load(); }
   // Runs one workload's tick and writes it to the Store on its own.
   Decision TickOne(size_t index);
   size_t size() const { return workloads_.size(); }
@@ -113,6 +120,9 @@ class Controller {
   Collector collector_;
   std::vector<std::unique_ptr<Workload>> workloads_;
   std::unordered_set<std::string> keys_;  // of workloads_, so Add is O(1), not O(n)
+  std::atomic<bool> may_apply_{true};
+  mutable std::mutex reason_mu_;  // guards not_applying_reason_
+  std::string not_applying_reason_;
 };
 
 }  // namespace aiscale::control

@@ -155,6 +155,36 @@ TEST(Controller, GoodLowSignalDoesScaleDown) {
   EXPECT_DOUBLE_EQ(d.inputs.at(0).sum, 10);
 }
 
+TEST(Controller, WhileApplyingIsOffItDecidesButDoesNotApply) {
+  // Leader election flips this at run time: a follower decides and records, never applies.
+  struct Case {
+    const char* name;
+    int current;
+    std::string want_detail;
+  };
+  const std::vector<Case> cases = {
+      {"would scale", 2, "not leader (leader: b): would scale 2 -> 3"},
+      {"nothing to do", 3, "not leader (leader: b)"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    sim::SimClock clock(AtSeconds(1000));
+    FakeActuator actuator;
+    actuator.Set("ns/w", c.current, c.current);
+    Controller ctl(clock, nullptr);
+    ASSERT_TRUE(ctl.Add(Bind("w", Static(3), &actuator, nullptr, {})).ok());
+    ctl.SetMayApply(false, "not leader (leader: b)");
+    const Decision d = ctl.Tick().at(0);
+    EXPECT_EQ(d.action, Action::kNone);
+    EXPECT_EQ(d.constrained, 3);
+    EXPECT_EQ(d.action_detail, c.want_detail);
+    EXPECT_TRUE(actuator.applies.empty());
+    ctl.SetMayApply(true);  // became leader
+    EXPECT_EQ(ctl.Tick().at(0).action, c.current == 3 ? Action::kNone : Action::kScaled);
+    EXPECT_EQ(actuator.applies.size(), c.current == 3 ? 0u : 1u);
+  }
+}
+
 TEST(Controller, StalenessBoundaryToTheSecond) {
   // A value measured at t0 is data up to t0 + 45 s and stale from then on.
   sim::SimClock clock(AtSeconds(1000));

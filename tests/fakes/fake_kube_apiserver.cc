@@ -248,8 +248,26 @@ std::vector<json> FakeKubeApiServer::Events() const {
   return events_;
 }
 
+void FakeKubeApiServer::AddToken(const std::string& token, const std::string& user) {
+  std::lock_guard<std::mutex> lock(mu_);
+  users_[token] = user;
+}
+
+json FakeKubeApiServer::Lease(const std::string& ns, const std::string& name) const {
+  return Object("coordination.k8s.io", "leases", ns, name);
+}
+
+std::string FakeKubeApiServer::UserOf(const httplib::Request& req) const {
+  const std::string auth = req.get_header_value("Authorization");
+  const std::string prefix = "Bearer ";
+  if (auth.rfind(prefix, 0) != 0) return "";
+  auto it = users_.find(auth.substr(prefix.size()));
+  return it == users_.end() ? "" : it->second;
+}
+
 bool FakeKubeApiServer::Authenticate(const httplib::Request& req) const {
   if (!options_.client_ca_file.empty()) return true;  // the TLS handshake verified the client
+  if (!UserOf(req).empty()) return true;
   if (options_.token.empty()) return true;
   return req.get_header_value("Authorization") == "Bearer " + options_.token;
 }
@@ -355,7 +373,7 @@ json Discovery(const std::string& path, int port) {
                            {"serverAddress", "127.0.0.1:" + std::to_string(port)}}})}};
   }
   json groups = json::array();
-  for (const char* g : {"apps", "kubeflow.org"}) {
+  for (const char* g : {"apps", "coordination.k8s.io", "kubeflow.org"}) {
     const json v = {{"groupVersion", std::string(g) + "/v1"}, {"version", "v1"}};
     groups.push_back({{"name", g}, {"versions", json::array({v})}, {"preferredVersion", v}});
   }
@@ -383,6 +401,14 @@ void FakeKubeApiServer::Handle(const httplib::Request& req, httplib::Response& r
   {
     std::lock_guard<std::mutex> lock(mu_);
     r.authorized = Authenticate(req);
+    r.user = UserOf(req);
+    r.user_agent = req.get_header_value("User-Agent");
+    r.at = std::chrono::steady_clock::now();
+    for (const auto& [key, obj] : objects_) {
+      if (std::get<1>(key) != "leases") continue;
+      r.lease_holders[std::get<2>(key) + "/" + std::get<3>(key)] =
+          obj.value("spec", json::object()).value("holderIdentity", "");
+    }
     requests_.push_back(r);
     if (!r.authorized) {
       return SetStatus(res, 401, "Unauthorized", "Unauthorized");
@@ -449,6 +475,7 @@ void FakeKubeApiServer::Serve(Request& r, const httplib::Request& req, httplib::
     events_.push_back(event);
     return SetJson(res, 201, event);
   }
+  if (r.group == "coordination.k8s.io" && r.resource == "leases") return ServeLease(r, res);
   auto it = objects_.find({r.group, r.resource, r.namespace_, r.name});
   if (r.name.empty() || r.namespace_.empty()) {
     return SetStatus(res, 404, "NotFound", "the server could not find the requested resource");
@@ -517,6 +544,63 @@ void FakeKubeApiServer::ServeScale(Request& r, json& object, httplib::Response& 
     object["metadata"]["generation"] = object["metadata"].value("generation", 1) + 1;
   }
   return SetJson(res, 200, make_scale());
+}
+
+// Leases as the API server's registry (optimistic concurrency in its generic store) answers:
+// create needs a new name (else 409 AlreadyExists), update with a stale
+// metadata.resourceVersion is a 409 Conflict, a missing object 404; update without a
+// resourceVersion is unconditional (the Lease strategy allows it). Every write bumps it.
+void FakeKubeApiServer::ServeLease(Request& r, httplib::Response& res) {
+  const std::string q = "leases.coordination.k8s.io";
+  const json body = r.body.empty() ? json() : json::parse(r.body, nullptr, false);
+  if ((r.verb == "create" || r.verb == "update") &&
+      (!body.is_object() || body.value("kind", "") != "Lease")) {
+    return SetStatus(res, 400, "BadRequest", "the body of the request is not a Lease");
+  }
+  std::string name = r.name;
+  if (r.verb == "create") name = body.value("metadata", json::object()).value("name", "");
+  const json details = {{"name", name}, {"group", "coordination.k8s.io"}, {"kind", "leases"}};
+  const Key key{"coordination.k8s.io", "leases", r.namespace_, name};
+  auto it = objects_.find(key);
+  if (r.verb == "get") {
+    if (it == objects_.end())
+      return SetStatus(res, 404, "NotFound", q + " \"" + name + "\" not found", details);
+    return SetJson(res, 200, it->second);
+  }
+  if (r.verb == "create") {
+    if (!r.name.empty()) {
+      return SetStatus(res, 405, "MethodNotAllowed",
+                       "the server does not allow this method on the requested resource");
+    }
+    if (it != objects_.end()) {
+      return SetStatus(res, 409, "AlreadyExists", q + " \"" + name + "\" already exists", details);
+    }
+    json lease = body;
+    lease["apiVersion"] = "coordination.k8s.io/v1";
+    lease["metadata"] = Metadata(r.namespace_, name, ++resource_version_);
+    lease["metadata"].erase("generation");
+    objects_[key] = lease;
+    return SetJson(res, 201, lease);
+  }
+  if (r.verb != "update") {
+    return SetStatus(res, 405, "MethodNotAllowed",
+                     "the server does not allow this method on the requested resource");
+  }
+  if (it == objects_.end())
+    return SetStatus(res, 404, "NotFound", q + " \"" + name + "\" not found", details);
+  const std::string want = body.value("metadata", json::object()).value("resourceVersion", "");
+  if (!want.empty() && want != it->second["metadata"].value("resourceVersion", "")) {
+    return SetStatus(res, 409, "Conflict",
+                     "Operation cannot be fulfilled on " + q + " \"" + name +
+                         "\": the object has been modified; please apply your changes to the "
+                         "latest version and try again",
+                     details);
+  }
+  json lease = it->second;
+  lease["spec"] = body.value("spec", json::object());
+  lease["metadata"]["resourceVersion"] = std::to_string(++resource_version_);
+  it->second = lease;
+  return SetJson(res, 200, lease);
 }
 
 }  // namespace aiscale::testing

@@ -3,7 +3,8 @@
 // a test, so this serves, over real HTTP(S) on 127.0.0.1, the part of the API the actuator uses,
 // with the API server's own wire formats: deployments, statefulsets (apps/v1) and pytorchjobs
 // (kubeflow.org/v1) with their /scale subresource (autoscaling/v1 Scale; GET and PATCH with a
-// JSON merge patch), nodes and pods (list), events (create), minimal discovery (/api, /apis),
+// JSON merge patch), nodes and pods (list), events (create), coordination.k8s.io/v1 leases (get,
+// create, update, optimistic on metadata.resourceVersion), minimal discovery (/api, /apis),
 // bearer-token or client-certificate authentication, and meta/v1 Status bodies for every error.
 //
 // Tests inject faults per request (the next N requests to a method and path answer 409, 429 with
@@ -14,6 +15,7 @@
 
 #include <httplib.h>
 
+#include <chrono>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -56,6 +58,11 @@ class FakeKubeApiServer {
     std::string content_type;
     std::string body;
     bool authorized = false;
+    std::string user;        // whose bearer token it carried (AddToken), "" for the default
+    std::string user_agent;  // the User-Agent header
+    // Each Lease's holderIdentity when the request arrived, by "namespace/name".
+    std::map<std::string, std::string> lease_holders;
+    std::chrono::steady_clock::time_point at;
   };
 
   explicit FakeKubeApiServer(Options options);
@@ -69,6 +76,10 @@ class FakeKubeApiServer {
   std::string Url() const;  // "https://127.0.0.1:PORT" (or http)
 
   void SetToken(const std::string& token);
+  // Accepts `token` too, and records requests that carry it as `user`'s (tell clients apart).
+  void AddToken(const std::string& token, const std::string& user);
+  // A coordination.k8s.io/v1 Lease, as the API server stores it (null when absent).
+  nlohmann::json Lease(const std::string& ns, const std::string& name) const;
   // Objects, stored as the API server returns them (metadata, spec, status).
   void AddDeployment(const std::string& ns, const std::string& name, int replicas, int ready,
                      int gpus_per_pod = 0);
@@ -94,6 +105,8 @@ class FakeKubeApiServer {
   void Handle(const httplib::Request& req, httplib::Response& res);
   void Serve(Request& r, const httplib::Request& req, httplib::Response& res);
   void ServeScale(Request& r, nlohmann::json& object, httplib::Response& res);
+  void ServeLease(Request& r, httplib::Response& res);
+  std::string UserOf(const httplib::Request& req) const;
   bool Authenticate(const httplib::Request& req) const;
   bool TakeFault(const std::string& method, const std::string& path, Fault& out);
 
@@ -106,6 +119,7 @@ class FakeKubeApiServer {
   std::map<std::string, nlohmann::json> nodes_;
   std::map<std::pair<std::string, std::string>, nlohmann::json> pods_;
   std::vector<nlohmann::json> events_;
+  std::map<std::string, std::string> users_;  // extra bearer token -> user
   std::map<std::pair<std::string, std::string>, Fault> faults_;
   std::vector<Request> requests_;
   long resource_version_ = 1000;
