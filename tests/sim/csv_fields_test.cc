@@ -32,9 +32,9 @@ TEST(CsvFields, SplitFollowsRfc4180) {
       {"quoted newline", "\"two\nlines\",2", {"two\nlines", "2"}, ""},
       {"empty quoted", "\"\",2", {"", "2"}, ""},
       {"spaces around quotes", " \"a,b\" ,2", {"a,b", "2"}, ""},
-      {"unclosed quote", "\"abc,2", {}, "f:3: CSV field 0: quoted field is not closed"},
-      {"text after quote", "\"a\"b,2", {}, "CSV field 0: text after the closing quote"},
-      {"stray quote", "1,a\"b", {}, "CSV field 1: a quote inside an unquoted field"},
+      {"unclosed quote", "\"abc,2", {}, "f:3: CSV column 1: quoted field is not closed"},
+      {"text after quote", "\"a\"b,2", {}, "CSV column 1: text after the closing quote"},
+      {"stray quote", "1,a\"b", {}, "CSV column 2: a quote inside an unquoted field"},
   };
   std::vector<std::string> out = {"stale", "stale", "stale", "stale", "stale"};
   for (const auto& c : cases) {
@@ -118,6 +118,11 @@ TEST(CsvFields, RecordsSpanLinesInsideQuotes) {
       {"one line each", "a,b\n1,2\n", {":1|a,b", ":2|1,2"}, ""},
       {"blank lines skipped", "a,b\n\n1,2\n", {":1|a,b", ":3|1,2"}, ""},
       {"quoted newline joins", "a,\"x\ny\"\n1,2\n", {":1|a,\"x\ny\"", ":3|1,2"}, ""},
+      {"stray quote does not join lines",
+       "a,b\n1,2\"\n3,4\n",
+       {":1|a,b", ":2|1,2\"", ":3|3,4"},
+       ""},
+      {"doubled quote stays open", "a,\"x\"\"\ny\"\n", {":1|a,\"x\"\"\ny\""}, ""},
       {"quote open at end", "a,b\n1,\"x\n2,3\n", {":1|a,b"}, ":2: quoted field opened here"},
   };
   for (const auto& c : cases) {

@@ -101,7 +101,7 @@ TEST_F(TraceSilentTest, Table) {
       {"azure unclosed quote", "azure", kAzure + "2023-11-16 18:17:03,\"5,1\n",
        ":2: quoted field opened here is not closed"},
       {"azure stray quote", "azure", kAzure + "2023-11-16 18:17:03,5\",1\n",
-       ":2: CSV field 1: a quote inside an unquoted field"},
+       ":2: CSV column 2: a quote inside an unquoted field"},
       {"alibaba quoted comma",
        "alibaba",
        Gzip(kAli + "2024-11-15 16:57:50,\"x, y, z\",63,1,30\n"),
@@ -175,7 +175,7 @@ TEST_F(TraceSilentTest, Table) {
 TEST_F(TraceSilentTest, SpecialFilesFailAtOnce) {
   const std::string fifo = (dir_ / "fifo").string();
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
-  for (const std::string& format : {"azure", "mooncake", "alibaba"}) {
+  for (const std::string format : {"azure", "mooncake", "alibaba"}) {
     for (const std::string& path : {fifo, std::string("/dev/zero"), dir_.string()}) {
       SCOPED_TRACE(format + " " + path);
       const Outcome o = Load(format, path);
@@ -201,7 +201,7 @@ TEST_F(TraceSilentTest, RateSeriesUsesTheSameTokenizer) {
       {"quoted newline", "t_s,note,rate_per_s\n0,\"a\nb\",1\n60,c,2\n", "", 2},
       {"duplicate column", "t_s,rate_per_s,t_s\n0,1,0\n60,2,60\n",
        ":1: column t_s appears twice in the header (columns 1 and 3)"},
-      {"stray quote", "t_s,rate_per_s\n0,1\"\n60,2\n", ":2: CSV field 1: a quote inside"},
+      {"stray quote", "t_s,rate_per_s\n0,1\"\n60,2\n", ":2: CSV column 2: a quote inside"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);

@@ -1,6 +1,5 @@
 #include "sim/traces/csv_fields.h"
 
-#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -56,7 +55,7 @@ Status SplitCsv(std::string_view rec, std::vector<std::string>& out, const std::
     return out[count++];
   };
   auto bad = [&](const std::string& what) {
-    return Status::Error(where + ": CSV field " + std::to_string(count) + ": " + what);
+    return Status::Error(where + ": CSV column " + std::to_string(count) + ": " + what);
   };
   while (true) {
     std::string& f = next();
@@ -93,8 +92,47 @@ Status SplitCsv(std::string_view rec, std::vector<std::string>& out, const std::
   return Status::Ok();
 }
 
+namespace {
+
+// Whether a record is inside a quoted field, fed a piece at a time (so joining the lines of a
+// long quoted field stays linear). Follows SplitCsv: only a quote at the start of a field
+// (after optional blanks) opens one; inside, a doubled quote is a quote and a single one
+// closes it. A quote elsewhere opens nothing (SplitCsv reports it).
+class QuoteScanner {
+ public:
+  void Feed(std::string_view s) {
+    for (size_t i = 0; i < s.size(); ++i) {
+      const char c = s[i];
+      if (in_quote_) {
+        if (c != '"') continue;
+        if (i + 1 < s.size() && s[i + 1] == '"') {
+          ++i;
+        } else {
+          in_quote_ = false;
+        }
+      } else if (c == ',') {
+        field_start_ = true;
+      } else if (field_start_ && c == '"') {
+        in_quote_ = true;
+        field_start_ = false;
+      } else if (c != ' ' && c != '\t') {
+        field_start_ = false;
+      }
+    }
+  }
+  bool in_quote() const { return in_quote_; }
+
+ private:
+  bool in_quote_ = false;
+  bool field_start_ = true;
+};
+
+}  // namespace
+
 bool CsvQuoteOpen(std::string_view record) {
-  return std::count(record.begin(), record.end(), '"') % 2 == 1;
+  QuoteScanner q;
+  q.Feed(record);
+  return q.in_quote();
 }
 
 bool NextCsvRecord(LineReader& r, std::string& record, std::string& where, Status& status) {
@@ -106,7 +144,9 @@ bool NextCsvRecord(LineReader& r, std::string& record, std::string& where, Statu
     }
   } while (record.empty());
   where = r.Where();
-  while (CsvQuoteOpen(record)) {
+  QuoteScanner q;
+  q.Feed(record);
+  while (q.in_quote()) {
     if (!r.Next(line)) {
       status = r.status().ok() ? Status::Error(where +
                                                ": quoted field opened here is not closed "
@@ -121,6 +161,8 @@ bool NextCsvRecord(LineReader& r, std::string& record, std::string& where, Statu
     }
     record += '\n';
     record += line;
+    q.Feed("\n");
+    q.Feed(line);
   }
   status = Status::Ok();
   return true;

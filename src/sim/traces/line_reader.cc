@@ -14,8 +14,8 @@ LineReader::~LineReader() {
 }
 
 Status LineReader::Fail(const std::string& what) {
-  status_ =
-      Status::Invalid("unable to read " + std::string(limit_.kind) + " " + path_ + ": " + what);
+  status_ = Status::Invalid("unable to read " + std::string(limit_.kind) + " " + path_ +
+                            " after line " + std::to_string(line_number_) + ": " + what);
   return status_;
 }
 
