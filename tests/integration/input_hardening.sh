@@ -233,6 +233,35 @@ for frac in 10 30 50 70 85 90 95 98 99 100 102 105; do
     note outputs 0 "SIGTERM at ${frac}% left a report.json that is not the whole report"
   fi
 done
+# SIGTERM at the moment the first output file appears in the folder, and a few ms after: the
+# write itself. An empty folder each time, so "absent" is the only other outcome allowed.
+for after_ms in 0 0 1 2 5 10; do
+  rm -rf "$out"
+  python3 - "$bin" "$tmp/long.yaml" "$out" "$after_ms" <<'EOF'
+import os, signal, subprocess, sys, time
+binary, scenario, out, after_ms = sys.argv[1], sys.argv[2], sys.argv[3], float(sys.argv[4])
+p = subprocess.Popen([binary, "simulate", scenario, "--out", out, "--quiet"],
+                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+deadline = time.time() + 60
+while p.poll() is None and time.time() < deadline:
+    try:
+        names = [n for n in os.listdir(out) if n != ".aiscale.lock"]
+    except FileNotFoundError:
+        names = []
+    if names:
+        time.sleep(after_ms / 1000)
+        break
+    time.sleep(0.0002)
+p.send_signal(signal.SIGTERM)
+p.wait(timeout=60)
+EOF
+  if [ ! -e "$out/report.json" ] ||
+    { valid_report "$out/report.json" && cmp -s "$out/report.json" "$tmp/report.first"; }; then
+    note outputs 1 ""
+  else
+    note outputs 0 "SIGTERM ${after_ms} ms into the writes left a report.json that is not whole ($(wc -c <"$out/report.json") bytes)"
+  fi
+done
 # Two runs into one --out at once: one wins, the other fails at once and says why.
 rm -rf "$out"
 "$bin" simulate "$tmp/long.yaml" --out "$out" --quiet >"$tmp/a.log" 2>&1 &
