@@ -146,6 +146,8 @@ HpaCaseOutcome RunReplicas(const Obj& c, const std::optional<Obj>& defaults,
   spec.source = *source;
   spec.target = *tt;
   spec.target_value = Milli(target, "value");
+  // Kubernetes' validation: every target (value, averageValue, averageUtilization) is > 0.
+  if (!(target.Number("value") > 0)) throw Malformed(target.Path("value") + ": must be > 0");
   const std::string resource = c.String("resource", "cpu");
   if (resource != "cpu" && resource != "memory") {
     throw Unrepresentable("unsupported resource '" + resource + "'");
@@ -162,6 +164,10 @@ HpaCaseOutcome RunReplicas(const Obj& c, const std::optional<Obj>& defaults,
     pod.phase = *ph;
     pod.ready = p.Bool("ready", true);
     if (p.Has("value")) pod.value = Milli(p, "value");
+    // Resource usage (CPU, memory) is never negative; custom metrics may be.
+    if (p.Has("value") && *source == hpa::SourceType::kResource && p.Number("value") < 0) {
+      throw Malformed(p.Path("value") + ": resource usage must be >= 0");
+    }
     pod.has_request = p.Has("request");
     if (pod.has_request) pod.request = Milli(p, "request");
     if (p.Has("startedSecondsAgo")) pod.started_s_ago = p.Ago("startedSecondsAgo");

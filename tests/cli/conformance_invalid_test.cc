@@ -63,6 +63,14 @@ TEST(ConformanceInvalid, HpaVectors) {
       {"duplicate key",
        Hpa(Swap(kBehavior, "\"minReplicas\": 1", "\"minReplicas\": 1, \"minReplicas\": 9")),
        {"f.json: ", "duplicate key 'minReplicas' in the object at cases[0]"}},
+      {"zero target",
+       Hpa(Swap(kReplicas, "\"value\": 1000}", "\"value\": 0}")),
+       {"case 0 (r)", "metric.target.value: must be > 0"}},
+      {"negative resource usage",
+       Hpa(R"({"name": "u", "currentReplicas": 1, "resource": "cpu",
+    "metric": {"type": "Resource", "target": {"type": "Utilization", "value": 50}},
+    "pods": [{"value": -500, "request": 1000}], "expectedReplicas": 1})"),
+       {"case 0 (u)", "pods[0].value: resource usage must be >= 0"}},
       {"deep nesting", std::string(100000, '['), {"f.json: ", "nested deeper than 64 levels"}},
   };
   for (const auto& c : cases) {

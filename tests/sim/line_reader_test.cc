@@ -70,6 +70,11 @@ TEST_F(LineReaderTest, Table) {
   const std::vector<Case> cases = {
       {"plain", "a\nb\r\nc", {"a", "b", "c"}, ""},
       {"gzip", Gzip("a\nb\n"), {"a", "b"}, ""},
+      {"byte-order mark",
+       "\xEF\xBB\xBF"
+       "a,b\n\xEF\xBB\xBF\n",
+       {"a,b", "\xEF\xBB\xBF"},
+       ""},
       {"two gzip members", Gzip("a\n") + Gzip("b\n"), {"a", "b"}, ""},
       {"empty gzip member", Gzip("") + Gzip("a\n"), {"a"}, ""},
       {"plain rows after gzip",

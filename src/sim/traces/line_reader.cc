@@ -142,6 +142,8 @@ bool LineReader::Next(std::string& line) {
     if (nl) break;
   }
   if (!line.empty() && line.back() == '\r') line.pop_back();
+  // A UTF-8 byte-order mark (spreadsheet exports write one) is not part of the first column.
+  if (line_number_ == 0 && line.compare(0, 3, "\xEF\xBB\xBF") == 0) line.erase(0, 3);
   ++line_number_;
   return true;
 }

@@ -8,7 +8,8 @@
 // hold several gzip members one after another (as `cat a.gz b.gz` makes; gzip reads them as
 // one stream). Anything after the last member that is not another gzip member -- plain rows
 // appended to a .gz file, say -- is an error, never silently dropped (zlib's gzread would drop
-// it). A truncated gzip stream is an error too. A trailing '\r' is stripped. Not thread-safe.
+// it). A truncated gzip stream is an error too. A trailing '\r' and a UTF-8 byte-order mark at
+// the start of the file are stripped. Not thread-safe.
 #pragma once
 
 #include <cstdint>
