@@ -77,7 +77,8 @@ Status WriteFileAtomic(const std::string& path, std::string_view text) {
     ::unlink(tmp.c_str());
     return Status::Error("unable to write " + path + ": " + why);
   };
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  ::unlink(tmp.c_str());  // a leftover of a killed process that had this pid
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
   if (fd < 0) return Status::Error("unable to write " + path + ": " + std::strerror(errno));
   Status s = WriteAll(fd, text);
   if (s.ok() && ::fsync(fd) != 0) s = Status::Error(std::strerror(errno));
@@ -142,7 +143,13 @@ Status ReplaceManifest(const OutputLock& lock, const std::vector<std::string>& w
   }
   std::string text;
   for (const auto& name : written) text += name + "\n";
-  return WriteFileAtomic((dir / kManifestFileName).string(), text);
+  RETURN_IF_ERROR(WriteFileAtomic((dir / kManifestFileName).string(), text));
+  // The renames are durable once the folder itself is flushed (best effort).
+  if (const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); dfd >= 0) {
+    ::fsync(dfd);
+    ::close(dfd);
+  }
+  return Status::Ok();
 }
 
 }  // namespace aiscale::sim
