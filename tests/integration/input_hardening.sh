@@ -267,7 +267,11 @@ rm -rf "$out"
 "$bin" simulate "$tmp/long.yaml" --out "$out" --quiet >"$tmp/a.log" 2>&1 &
 a=$!
 pids+=("$a")
-sleep 0.3
+# The pid goes into the lock file once the lock is held; a loaded machine may take a while.
+for _ in $(seq 200); do
+  [ -s "$out/.aiscale.lock" ] && break
+  sleep 0.05
+done
 expect_error outputs "second run into a busy --out" "is in use by another aiscale run" -- \
   simulate "$tmp/good.yaml" --out "$out" --quiet
 wait "$a"
