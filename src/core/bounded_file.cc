@@ -5,6 +5,7 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
 namespace aiscale {
@@ -45,12 +46,25 @@ Status CheckStat(const struct stat& st, const std::string& path, const FileLimit
   return Status::Ok();
 }
 
+// Kernel pseudo-files look regular with size 0 and may never end (/proc/kmsg blocks).
+Status CheckFileSystem(const struct statfs& fs, const std::string& path, const FileLimit& limit) {
+  constexpr long kProc = 0x9fa0, kSysfs = 0x62656572, kDebugfs = 0x64626720;
+  const long type = static_cast<long>(fs.f_type);
+  if (type == kProc || type == kSysfs || type == kDebugfs) {
+    return Status::Invalid(Prefix(path, limit) +
+                           "is a kernel pseudo-file (/proc, /sys); only regular files are read");
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Result<uint64_t> CheckRegularFile(const std::string& path, const FileLimit& limit) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) return ErrnoStatus(path, limit, errno);
   RETURN_IF_ERROR(CheckStat(st, path, limit));
+  struct statfs fs {};
+  if (::statfs(path.c_str(), &fs) == 0) RETURN_IF_ERROR(CheckFileSystem(fs, path, limit));
   return static_cast<uint64_t>(st.st_size);
 }
 
@@ -59,7 +73,9 @@ Result<int> OpenBoundedFile(const std::string& path, const FileLimit& limit) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) return ErrnoStatus(path, limit, errno);
   struct stat st {};
+  struct statfs fs {};
   Status s = ::fstat(fd, &st) == 0 ? CheckStat(st, path, limit) : ErrnoStatus(path, limit, errno);
+  if (s.ok() && ::fstatfs(fd, &fs) == 0) s = CheckFileSystem(fs, path, limit);
   if (!s.ok()) {
     ::close(fd);
     return s;

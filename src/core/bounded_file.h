@@ -3,9 +3,10 @@
 //
 // Why: a path that names /dev/zero, a FIFO with no writer, a directory or a socket must fail
 // at once with a clear message instead of hanging in open() or reading until memory runs out
-// (issue 11). The kind is checked with stat() before anything is opened, so a FIFO is never
-// opened; the open itself uses O_NONBLOCK and fstat() checks the kind again (the path may be
-// swapped between the two). Errors read "unable to read KIND PATH: cause" with code kInvalid
+// (issue 11); so must a kernel pseudo-file under /proc or /sys (it looks regular, with size
+// 0, and may never end). The kind is checked with stat() before anything is opened, so a FIFO
+// is never opened; the open itself uses O_NONBLOCK and fstat() checks the kind again (the path
+// may be swapped between the two). Errors read "unable to read KIND PATH: cause" with code kInvalid
 // for a wrong kind or size, kNotFound for a missing file, kPermissionDenied for EACCES.
 // Stateless and thread-safe.
 //

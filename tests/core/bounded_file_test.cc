@@ -2,6 +2,7 @@
 // it is a FIFO), and size limits hold on disk and while reading.
 #include "core/bounded_file.h"
 
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -54,9 +55,16 @@ TEST_F(BoundedFileTest, SpecialFilesAreRefusedWithTheirKind) {
       {"/dev/zero", "/dev/zero", "is a character device"},
       {"/dev/null", "/dev/null", "is a character device"},
       {"directory", dir_.string(), "is a directory"},
+      {"/proc pseudo-file", "/proc/self/status", "is a kernel pseudo-file"},
+      {"/sys pseudo-file", "/sys/kernel/mm/transparent_hugepage/enabled",
+       "is a kernel pseudo-file"},
       {"missing", (dir_ / "nope").string(), "No such file", true},
   };
   if (have_sock) cases.push_back({"unix socket", sock, "is a socket"});
+  if (fs::exists("/sys/kernel/mm/transparent_hugepage/enabled")) {
+    cases.push_back({"/sys pseudo-file", "/sys/kernel/mm/transparent_hugepage/enabled",
+                     "is a kernel pseudo-file"});
+  }
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
     for (const auto& got : {ReadBoundedFile(c.path, kConfigFileLimit).status(),
@@ -95,6 +103,17 @@ TEST_F(BoundedFileTest, SizeLimits) {
       EXPECT_TRUE(r.status().IsInvalid());
     }
   }
+}
+
+TEST_F(BoundedFileTest, MemfdThroughProcIsARegularFile) {
+  // The fuzz harnesses hand the loaders /proc/self/fd/N of a memfd.
+  const int fd = ::memfd_create("aiscale-test", 0);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::write(fd, "abc", 3), 3);
+  auto r = ReadBoundedFile("/proc/self/fd/" + std::to_string(fd), kConfigFileLimit);
+  ::close(fd);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(*r, "abc");
 }
 
 TEST_F(BoundedFileTest, SymlinkToARegularFileIsRead) {

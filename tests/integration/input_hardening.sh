@@ -108,7 +108,7 @@ mkfifo "$tmp/fifo"
 mkdir "$tmp/dir"
 python3 -c "import sys; sys.stdout.write('#' * (17 << 20))" >"$tmp/big.yaml"
 truncate -s 9G "$tmp/huge.csv" 2>/dev/null || true
-for target in "$tmp/fifo" /dev/zero "$tmp/dir" "$tmp/big.yaml"; do
+for target in "$tmp/fifo" /dev/zero "$tmp/dir" "$tmp/big.yaml" /proc/self/status; do
   expect_error special "validate $target" "$target" "unable to read config file" -- validate "$target"
   expect_error special "simulate $target" "$target" -- simulate "$target" --out "$tmp/o-special" --quiet
   expect_error special "conformance hpa $target" "$target" -- conformance hpa "$target"
