@@ -189,10 +189,26 @@ void PrintTable(const nlohmann::json& report, std::ostream& os) {
 
 int RunSimulation(const SimFlags& f) {
   const auto wall0 = std::chrono::steady_clock::now();
+  // The output folder is ours for the whole run: a second run into it fails here, at once, before
+  // anything is read.
+  auto lock = sim::OutputLock::Acquire(f.out);
+  if (!lock.ok()) {
+    std::cerr << "aiscale: " << lock.status().message() << "\n";
+    return 1;
+  }
   auto scenario = sim::LoadScenario(f.file);
   if (!scenario.ok()) {
     std::cerr << scenario.status().message() << "\n";
     return 1;
+  }
+  // Labels that would share a decision-log file fail now, not after the runs.
+  if (auto runs = scenario->PlanRuns(f.policies); runs.ok()) {
+    std::vector<std::string> labels;
+    for (const auto& r : *runs) labels.push_back(r.label);
+    if (Status s = sim::CheckDecisionLogNames(labels); !s.ok()) {
+      std::cerr << "aiscale: " << f.file << ": " << s.message() << "\n";
+      return 1;
+    }
   }
   sim::RunOptions opt;
   opt.policies = f.policies;
@@ -224,7 +240,7 @@ int RunSimulation(const SimFlags& f) {
     std::cerr << "aiscale: " << result.status().message() << "\n";
     return 1;
   }
-  auto written = sim::WriteReport(*result, f.out);
+  auto written = sim::WriteReport(*result, f.out, &*lock);
   if (!written.ok()) {
     std::cerr << "aiscale: " << written.status().message() << "\n";
     return 1;

@@ -1,14 +1,14 @@
 #include "cli/conformance_hpa_eval.h"
 
 #include <cmath>
-#include <fstream>
 #include <optional>
-#include <sstream>
 #include <stdexcept>
 
 #include <nlohmann/json.hpp>
 
+#include "core/bounded_file.h"
 #include "core/config/config_node.h"
+#include "core/strict_json.h"
 #include "decide/policies/hpa_replica_calc.h"
 #include "decide/stabilizer.h"
 
@@ -50,6 +50,18 @@ class Obj {
     const double v = Number(k);
     if (v != std::floor(v) || std::abs(v) > 2e9) throw Malformed(Path(k) + ": must be an integer");
     return static_cast<int>(v);
+  }
+  // A replica count: an invalid vector when negative (an error for the file, not a FAIL).
+  int Count(const std::string& k) const {
+    const int v = Int(k);
+    if (v < 0) throw Malformed(Path(k) + ": must be >= 0, got " + std::to_string(v));
+    return v;
+  }
+  // A time in the past: an invalid vector when negative.
+  double Ago(const std::string& k) const {
+    const double v = Number(k);
+    if (!(v >= 0)) throw Malformed(Path(k) + ": must be >= 0 (a time in the past)");
+    return v;
   }
   std::optional<int> OptInt(const std::string& k) const {
     if (!Has(k)) return std::nullopt;
@@ -110,8 +122,8 @@ HpaCaseOutcome Compare(const std::string& name, const std::string& what, int64_t
 
 HpaCaseOutcome RunReplicas(const Obj& c, const std::optional<Obj>& defaults,
                            const std::string& name) {
-  const int current = c.Int("currentReplicas");
-  const int expected = c.Int("expectedReplicas");
+  const int current = c.Count("currentReplicas");
+  const int expected = c.Count("expectedReplicas");
   const std::optional<int> expected_util = c.OptInt("expectedUtilization");
   hpa::CalcOptions opts;
   opts.tolerance_down = opts.tolerance_up = Setting(c, defaults, "tolerance", 0.1);
@@ -134,6 +146,8 @@ HpaCaseOutcome RunReplicas(const Obj& c, const std::optional<Obj>& defaults,
   spec.source = *source;
   spec.target = *tt;
   spec.target_value = Milli(target, "value");
+  // Kubernetes' validation: every target (value, averageValue, averageUtilization) is > 0.
+  if (!(target.Number("value") > 0)) throw Malformed(target.Path("value") + ": must be > 0");
   const std::string resource = c.String("resource", "cpu");
   if (resource != "cpu" && resource != "memory") {
     throw Unrepresentable("unsupported resource '" + resource + "'");
@@ -150,10 +164,16 @@ HpaCaseOutcome RunReplicas(const Obj& c, const std::optional<Obj>& defaults,
     pod.phase = *ph;
     pod.ready = p.Bool("ready", true);
     if (p.Has("value")) pod.value = Milli(p, "value");
+    // Resource usage (CPU, memory) is never negative; custom metrics may be.
+    if (p.Has("value") && *source == hpa::SourceType::kResource && p.Number("value") < 0) {
+      throw Malformed(p.Path("value") + ": resource usage must be >= 0");
+    }
     pod.has_request = p.Has("request");
     if (pod.has_request) pod.request = Milli(p, "request");
-    pod.started_s_ago = p.OptNumber("startedSecondsAgo");
-    pod.ready_transition_s_ago = p.OptNumber("readyTransitionSecondsAgo");
+    if (p.Has("startedSecondsAgo")) pod.started_s_ago = p.Ago("startedSecondsAgo");
+    if (p.Has("readyTransitionSecondsAgo")) {
+      pod.ready_transition_s_ago = p.Ago("readyTransitionSecondsAgo");
+    }
     pod.deleting = p.Bool("deleting", false);
     pods.push_back(pod);
   }
@@ -197,21 +217,25 @@ decide::HpaBehavior ParseBehavior(const Obj& c) {
 
 HpaCaseOutcome RunBehavior(const Obj& c, const std::string& name) {
   decide::NormalizeInput in;
-  in.current = c.Int("currentReplicas");
-  in.desired = c.Int("recommendation");
-  in.min_replicas = c.OptInt("minReplicas").value_or(1);
-  in.max_replicas = c.Int("maxReplicas");
-  const int expected = c.Int("expectedReplicas");
+  in.current = c.Count("currentReplicas");
+  in.desired = c.Count("recommendation");
+  in.min_replicas = c.Has("minReplicas") ? c.Count("minReplicas") : 1;
+  in.max_replicas = c.Count("maxReplicas");
+  if (in.min_replicas > in.max_replicas) {
+    throw Malformed("minReplicas " + std::to_string(in.min_replicas) + " > maxReplicas " +
+                    std::to_string(in.max_replicas));
+  }
+  const int expected = c.Count("expectedReplicas");
   const decide::HpaBehavior b = ParseBehavior(c);
   // Any fixed instant works: only the differences to it matter.
   const TimePoint now = AtSeconds(1e6);
   decide::BehaviorHistory h;
   for (const Obj& r : c.List("history")) {
-    h.recommendations.push_back({now - Seconds(r.Number("secondsAgo")), r.Int("replicas"), false});
+    h.recommendations.push_back({now - Seconds(r.Ago("secondsAgo")), r.Count("replicas"), false});
   }
   for (const Obj& e : c.List("scaleEvents")) {
     const int change = e.Int("change");
-    const decide::TimedValue v{now - Seconds(e.Number("secondsAgo")), std::abs(change), false};
+    const decide::TimedValue v{now - Seconds(e.Ago("secondsAgo")), std::abs(change), false};
     if (change > 0) h.scale_up_events.push_back(v);
     if (change < 0) h.scale_down_events.push_back(v);
   }
@@ -231,12 +255,10 @@ std::string HpaVectorReport::Summary() const {
 
 Result<HpaVectorReport> EvaluateHpaVectors(const std::string& json_text,
                                            const std::string& source_name) {
-  json root;
-  try {
-    root = json::parse(json_text);
-  } catch (const json::exception& e) {  // parse_error, or out_of_range for a number overflow
-    return Status::Error(source_name + ": not valid JSON: " + e.what());
-  }
+  // Strict: a repeated key or absurd nesting is an error, not silently the last value.
+  auto parsed = ParseStrictJson(json_text);
+  if (!parsed.ok()) return Status::Error(source_name + ": " + parsed.status().message());
+  const json root = std::move(*parsed);
   HpaVectorReport report;
   std::string where = source_name;
   try {
@@ -278,11 +300,8 @@ Result<HpaVectorReport> EvaluateHpaVectors(const std::string& json_text,
 }
 
 Result<HpaVectorReport> EvaluateHpaVectorsFile(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return Status::Error(path + ": unable to read the file");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return EvaluateHpaVectors(ss.str(), path);
+  ASSIGN_OR_RETURN(const std::string text, ReadBoundedFile(path, kConformanceFileLimit));
+  return EvaluateHpaVectors(text, path);
 }
 
 }  // namespace aiscale::cli

@@ -2,13 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <optional>
 #include <set>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
 
+#include "core/bounded_file.h"
+#include "core/strict_json.h"
 #include "decide/policies/kpa_algorithm.h"
 
 namespace aiscale::cli {
@@ -124,6 +124,13 @@ Case ParseCase(const json& c, const std::string& where) {
   k.gate = c.contains("lastNonZeroSecondsAgo");
   k.last_nonzero_ago = NullableNumber(c, "lastNonZeroSecondsAgo", w);
   k.current = c.contains("currentPods") ? Integer(c["currentPods"], w + ".currentPods") : k.ready;
+  // A negative pod count is an invalid vector: an error for the file naming the case.
+  for (const auto& [field, v] : {std::pair{"readyPods", k.ready},
+                                 {"maxPanicPods", k.max_panic_pods},
+                                 {"expectedPods", k.expected_pods},
+                                 {"currentPods", k.current}}) {
+    if (v < 0) throw Malformed{w + "." + field, "must be >= 0, got " + std::to_string(v)};
+  }
   return k;
 }
 
@@ -236,12 +243,10 @@ Result<KpaConformanceReport> EvaluateKpaVectors(const std::string& json_text,
                                                 const std::string& file) {
   std::vector<Case> cases;
   try {
-    json root;
-    try {
-      root = json::parse(json_text);
-    } catch (const json::parse_error& e) {
-      throw Malformed{"", std::string("not valid JSON: ") + e.what()};
-    }
+    // Strict: a repeated key or absurd nesting is an error, not silently the last value.
+    auto parsed = ParseStrictJson(json_text);
+    if (!parsed.ok()) throw Malformed{"", parsed.status().message()};
+    const json root = std::move(*parsed);
     if (!root.is_object()) throw Malformed{"", "top level must be an object"};
     const json& kind = Field(root, "kind", "top level");
     if (kind != "kpa") throw Malformed{"kind", "expected \"kpa\", got " + kind.dump()};
@@ -270,11 +275,8 @@ Result<KpaConformanceReport> EvaluateKpaVectors(const std::string& json_text,
 }
 
 Result<KpaConformanceReport> EvaluateKpaVectorFile(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return Status::Error("unable to read KPA vector file " + path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return EvaluateKpaVectors(text.str(), path);
+  ASSIGN_OR_RETURN(const std::string text, ReadBoundedFile(path, kConformanceFileLimit));
+  return EvaluateKpaVectors(text, path);
 }
 
 }  // namespace aiscale::cli

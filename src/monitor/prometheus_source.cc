@@ -14,6 +14,7 @@
 #include <set>
 #include <sstream>
 
+#include "core/bounded_file.h"
 #include "monitor/promql_response.h"
 #include "monitor/query_template.h"
 
@@ -170,14 +171,12 @@ Status PrometheusSource::BearerToken(std::string& token) {
                         static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec};
   std::lock_guard<std::mutex> lock(token_mu_);
   if (!token_loaded_ || !(stamp == token_stamp_)) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in.is_open()) {
-      return Status::Unavailable("unable to read bearer_token_file " + path + ": " +
-                                 std::strerror(errno));
+    // Bounded, regular files only (core/bounded_file.h): never a FIFO that blocks a tick.
+    auto text = ReadBoundedFile(path, kSecretFileLimit);
+    if (!text.ok()) {
+      return Status::Unavailable("bearer_token_file: " + text.status().message());
     }
-    std::ostringstream text;
-    text << in.rdbuf();
-    std::string t = text.str();
+    std::string t = std::move(*text);
     t.erase(0, t.find_first_not_of(" \t\r\n"));
     t.erase(t.find_last_not_of(" \t\r\n") + 1);
     if (t.empty()) return Status::Unavailable("bearer_token_file " + path + " is empty");

@@ -2,9 +2,9 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <iomanip>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <vector>
 
@@ -160,34 +160,34 @@ std::string DecisionLogJsonl(const RunResult& r) {
   return os.str();
 }
 
-Result<WrittenReport> WriteReport(const ScenarioResult& r, const std::string& dir) {
+Result<WrittenReport> WriteReport(const ScenarioResult& r, const std::string& dir,
+                                  const OutputLock* held) {
   namespace fs = std::filesystem;
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec) return Status::Error("unable to create report folder " + dir + ": " + ec.message());
-  auto write = [](const fs::path& p, const std::string& text) -> Status {
-    std::ofstream f(p, std::ios::binary | std::ios::trunc);
-    f << text;
-    f.close();
-    if (!f) return Status::Error("unable to write " + p.string());
-    return Status::Ok();
-  };
+  std::vector<std::string> labels;
+  for (const auto& run : r.runs) labels.push_back(run.policy);
+  RETURN_IF_ERROR(CheckDecisionLogNames(labels));
+  std::optional<OutputLock> own;
+  if (held == nullptr) {
+    auto lock = OutputLock::Acquire(dir);
+    if (!lock.ok()) return lock.status();
+    own.emplace(std::move(*lock));
+    held = &*own;
+  }
   WrittenReport out;
+  std::vector<std::string> names = {"report.json", "report.html"};
   const nlohmann::json j = ReportJson(r);
   const fs::path base(dir);
   out.json_path = (base / "report.json").string();
   out.html_path = (base / "report.html").string();
-  RETURN_IF_ERROR(write(out.json_path, j.dump(1) + "\n"));
-  RETURN_IF_ERROR(write(out.html_path, ReportHtml(j)));
+  RETURN_IF_ERROR(WriteFileAtomic(out.json_path, j.dump(1) + "\n"));
+  RETURN_IF_ERROR(WriteFileAtomic(out.html_path, ReportHtml(j)));
   for (const auto& run : r.runs) {
-    std::string safe = run.policy;
-    for (char& c : safe) {
-      if (!isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_') c = '_';
-    }
-    const std::string p = (base / ("decisions-" + safe + ".jsonl")).string();
-    RETURN_IF_ERROR(write(p, DecisionLogJsonl(run)));
+    names.push_back(DecisionLogFileName(run.policy));
+    const std::string p = (base / names.back()).string();
+    RETURN_IF_ERROR(WriteFileAtomic(p, DecisionLogJsonl(run)));
     out.decision_logs.push_back(p);
   }
+  RETURN_IF_ERROR(ReplaceManifest(*held, names));
   return out;
 }
 

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/result.h"
+#include "sim/report_files.h"
 #include "sim/runner.h"
 
 namespace aiscale::sim {
@@ -28,7 +29,11 @@ struct WrittenReport {
   std::string html_path;
   std::vector<std::string> decision_logs;
 };
-// Writes report.json, report.html and decisions-<policy>.jsonl into `dir` (created if needed).
-Result<WrittenReport> WriteReport(const ScenarioResult& r, const std::string& dir);
+// Writes report.json, report.html and decisions-<policy>.jsonl into `dir` (created if needed),
+// each atomically, with `dir` locked (by `held` when the caller locked it for the whole run,
+// else here) and the previous run's leftovers removed (sim/report_files.h). Fails before
+// writing anything when two runs' labels map to one decision-log file.
+Result<WrittenReport> WriteReport(const ScenarioResult& r, const std::string& dir,
+                                  const OutputLock* held = nullptr);
 
 }  // namespace aiscale::sim

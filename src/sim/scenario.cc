@@ -7,6 +7,7 @@
 #include "decide/policy_registry.h"
 #include "sim/event_queue.h"
 #include "sim/noise.h"
+#include "sim/report_files.h"
 #include "sim/workload_factory.h"
 
 namespace aiscale::sim {
@@ -133,6 +134,16 @@ void ReadSpec(const config::ConfigNode& root, Scenario& s) {
       continue;
     }
     s.compare_nodes.push_back(c);
+    // Two labels that map to one decision-log file would overwrite each other's log.
+    for (size_t k = 0; k + 1 < s.compare.size(); ++k) {
+      if (DecisionLogFileName(s.compare[k]) == DecisionLogFileName(s.compare.back()) &&
+          s.compare[k] != s.compare.back()) {
+        c.Error("label '" + s.compare.back() + "' and the compare entry at line " +
+                std::to_string(s.compare_nodes[k].raw().Mark().line + 1) + " ('" + s.compare[k] +
+                "') would both write " + DecisionLogFileName(s.compare.back()) +
+                "; give one another label");
+      }
+    }
   }
   for (const auto& f : s.failures) {
     if (!f.workload.empty() && !names.count(f.workload)) {

@@ -207,7 +207,10 @@ TEST(Validate, EveryFileIsCheckedAndOneBadFileFailsTheRun) {
   EXPECT_NE(r.output.find(bad + ":4:11: spec.period: must be a duration"), std::string::npos)
       << r.output;
   EXPECT_NE(r.output.find(good + ": ok"), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find(missing + ":0:0: cannot read file"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find(missing + ":0:0: unable to read config file " + missing +
+                          ": No such file or directory"),
+            std::string::npos)
+      << r.output;
 }
 
 TEST(Validate, UsageErrors) {

@@ -203,7 +203,8 @@ TEST(InferenceSpec, EveryBadValueNamesFileLineColumnAndPath) {
        "s.yaml:22:11: " + svc + "trace.path: required for format azure_llm"},
       {"trace file unreadable",
        {{22, "          format: azure_llm"}, {23, "          path: /nonexistent/t.csv"}},
-       "s.yaml:23:17: " + svc + "trace.path: unable to read trace file /nonexistent/t.csv"},
+       "s.yaml:23:17: " + svc +
+           "trace.path: unable to read trace /nonexistent/t.csv: No such file"},
       {"rate series going backwards",
        {{23, "          points: [[0, 2], [120, 1], [60, 0]]"}},
        "s.yaml:23:19: " + svc + "trace.points:"},

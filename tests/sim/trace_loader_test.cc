@@ -114,7 +114,7 @@ TEST(TraceLoader, MalformedInputsNameFileLineAndField) {
        ":2: field GeneratedTokens: missing value"},
       {"bad timestamp", "azure",
        "TIMESTAMP,ContextTokens,GeneratedTokens\n2023-13-16 18:17:03.9,12,3\n",
-       ":2: field TIMESTAMP: unparsable timestamp"},
+       ":2: field TIMESTAMP: no such date or time"},
       {"negative tokens", "azure",
        "TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:17:03.9,-4,3\n",
        ":2: field ContextTokens: must be a non-negative whole number"},

@@ -1,9 +1,14 @@
 #include "core/config/config_node.h"
 
 #include <cmath>
-#include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
+#include <vector>
+
+#include <yaml-cpp/depthguard.h>
+
+#include "core/bounded_file.h"
 
 namespace aiscale::config {
 
@@ -247,33 +252,113 @@ void ConfigNode::ErrorAt(const std::string& key, const std::string& message) con
   errors_->Add(MakeError(at, ChildPath(key), message));
 }
 
+namespace {
+
+// Deeper than any real config (a scenario nests about 6 levels); past this a document is
+// refused rather than walked.
+constexpr int kMaxYamlDepth = 64;
+// Aliases let a small file name a huge tree ("billion laughs"); the walk below stops here.
+constexpr size_t kMaxYamlNodes = 1'000'000;
+
+ConfigError ErrorAtMark(const std::string& file, const YAML::Mark& m, const std::string& path,
+                        const std::string& message) {
+  return ConfigError{file, m.line >= 0 ? m.line + 1 : 0, m.column >= 0 ? m.column + 1 : 0, path,
+                     message};
+}
+
+// Walks the whole document (iteratively: no recursion on hostile depth) and records every key
+// that appears twice in one map, naming both lines, plus a depth or size past the limits.
+// yaml-cpp keeps both pairs of a duplicated key and `node[key]` returns one of them, so
+// without this one value would be silently dropped.
+void CheckStructure(const YAML::Node& root, const std::string& file, ConfigErrors& errors) {
+  struct Item {
+    YAML::Node node;
+    std::string path;
+    int depth;
+  };
+  std::vector<Item> todo{{root, "", 0}};
+  size_t visited = 0;
+  while (!todo.empty()) {
+    Item it = std::move(todo.back());
+    todo.pop_back();
+    if (++visited > kMaxYamlNodes) {
+      errors.Add(ErrorAtMark(file, root.Mark(), "",
+                             "document expands (through aliases) to more than " +
+                                 std::to_string(kMaxYamlNodes) + " nodes"));
+      return;
+    }
+    if (!it.node.IsMap() && !it.node.IsSequence()) continue;
+    if (it.depth >= kMaxYamlDepth) {
+      const std::string path = it.path.size() > 60 ? it.path.substr(0, 60) + "..." : it.path;
+      errors.Add(ErrorAtMark(file, it.node.Mark(), path,
+                             "nested deeper than " + std::to_string(kMaxYamlDepth) + " levels"));
+      return;
+    }
+    if (it.node.IsSequence()) {
+      for (size_t i = 0; i < it.node.size(); ++i) {
+        todo.push_back({it.node[i], it.path + "[" + std::to_string(i) + "]", it.depth + 1});
+      }
+      continue;
+    }
+    std::map<std::string, YAML::Mark> seen;
+    for (const auto& kv : it.node) {
+      const std::string key = kv.first.IsScalar() ? kv.first.Scalar() : "<non-scalar key>";
+      const std::string path = it.path.empty() ? key : it.path + "." + key;
+      const auto [first, inserted] = seen.emplace(key, kv.first.Mark());
+      if (!inserted) {
+        errors.Add(ErrorAtMark(file, kv.first.Mark(), path,
+                               "duplicate key '" + key + "' (first at line " +
+                                   std::to_string(first->second.line + 1) + ")"));
+      }
+      todo.push_back({kv.second, path, it.depth + 1});
+    }
+  }
+}
+
+}  // namespace
+
 ConfigNode ParseConfig(const std::string& text, const std::string& file, ConfigErrors& errors) {
   auto name = std::make_shared<const std::string>(file);
+  const auto undefined = [&] {
+    return ConfigNode(YAML::Node(YAML::NodeType::Undefined), "", name, &errors);
+  };
   try {
-    YAML::Node root = YAML::Load(text);
+    // LoadAll, not Load: Load reads the first document and silently ignores the rest.
+    const std::vector<YAML::Node> docs = YAML::LoadAll(text);
+    if (docs.size() > 1) {
+      errors.Add(ErrorAtMark(file, docs[1].Mark(), "",
+                             "a second YAML document (after '---'); a file holds one document"));
+      return undefined();
+    }
+    YAML::Node root = docs.empty() ? YAML::Node() : docs[0];
     if (!root.IsMap()) {
       ConfigError e{file, 1, 1, "", "top level must be a map with apiVersion, kind and spec"};
       errors.Add(e);
-      return ConfigNode(YAML::Node(YAML::NodeType::Undefined), "", name, &errors);
+      return undefined();
     }
+    const size_t before = errors.size();
+    CheckStructure(root, file, errors);
+    if (errors.size() != before) return undefined();
     return ConfigNode(root, "", name, &errors);
+  } catch (const YAML::DeepRecursion& ex) {
+    errors.Add(ErrorAtMark(file, ex.mark, "",
+                           "nested deeper than " + std::to_string(kMaxYamlDepth) + " levels"));
+    return undefined();
   } catch (const YAML::Exception& ex) {
     errors.Add({file, ex.mark.line >= 0 ? ex.mark.line + 1 : 0,
                 ex.mark.column >= 0 ? ex.mark.column + 1 : 0, "", "YAML syntax: " + ex.msg});
-    return ConfigNode(YAML::Node(YAML::NodeType::Undefined), "", name, &errors);
+    return undefined();
   }
 }
 
 ConfigNode LoadConfigFile(const std::string& path, ConfigErrors& errors) {
-  std::ifstream in(path);
-  if (!in) {
-    errors.Add({path, 0, 0, "", "cannot read file"});
+  auto text = ReadBoundedFile(path, kConfigFileLimit);
+  if (!text.ok()) {
+    errors.Add({path, 0, 0, "", text.status().message()});
     return ConfigNode(YAML::Node(YAML::NodeType::Undefined), "",
                       std::make_shared<const std::string>(path), &errors);
   }
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ParseConfig(ss.str(), path, errors);
+  return ParseConfig(*text, path, errors);
 }
 
 std::string CheckHeader(const ConfigNode& root, const std::vector<std::string>& allowed_kinds) {

@@ -14,7 +14,8 @@ constexpr uint32_t kDefaultSteps = 30;
 
 class AlibabaStream final : public LineTraceStream {
  public:
-  explicit AlibabaStream(std::string path) : LineTraceStream(std::move(path), true, kTime) {}
+  explicit AlibabaStream(std::string path)
+      : LineTraceStream(std::move(path), Format::kCsv, true, kTime) {}
 
  protected:
   Status ParseHeader(std::string_view line, const std::string& where) override {
@@ -22,7 +23,7 @@ class AlibabaStream final : public LineTraceStream {
     return Status::Ok();
   }
   Status ParseRow(std::string_view line, const std::string& where, TraceRequest& req) override {
-    SplitCsv(line, fields_);
+    RETURN_IF_ERROR(SplitCsv(line, fields_, where));
     const char* names[] = {kTime, kPrompt, kImages, kSteps};
     for (size_t i = 0; i < 4; ++i) {
       if (cols_[i] >= fields_.size()) return FieldError(where, names[i], "missing value");
@@ -44,7 +45,7 @@ class AlibabaStream final : public LineTraceStream {
 
  private:
   std::vector<size_t> cols_;
-  std::vector<std::string_view> fields_;
+  std::vector<std::string> fields_;
 };
 
 class AlibabaSource final : public RequestSource {

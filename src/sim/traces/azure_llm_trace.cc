@@ -12,7 +12,8 @@ constexpr const char* kGenerated = "GeneratedTokens";
 
 class AzureStream final : public LineTraceStream {
  public:
-  explicit AzureStream(std::string path) : LineTraceStream(std::move(path), true, kTime) {}
+  explicit AzureStream(std::string path)
+      : LineTraceStream(std::move(path), Format::kCsv, true, kTime) {}
 
  protected:
   Status ParseHeader(std::string_view line, const std::string& where) override {
@@ -20,7 +21,7 @@ class AzureStream final : public LineTraceStream {
     return Status::Ok();
   }
   Status ParseRow(std::string_view line, const std::string& where, TraceRequest& req) override {
-    SplitCsv(line, fields_);
+    RETURN_IF_ERROR(SplitCsv(line, fields_, where));
     const char* names[] = {kTime, kContext, kGenerated};
     for (size_t i = 0; i < 3; ++i) {
       if (cols_[i] >= fields_.size()) return FieldError(where, names[i], "missing value");
@@ -35,7 +36,7 @@ class AzureStream final : public LineTraceStream {
 
  private:
   std::vector<size_t> cols_;
-  std::vector<std::string_view> fields_;
+  std::vector<std::string> fields_;
 };
 
 class AzureSource final : public RequestSource {

@@ -3,8 +3,11 @@
 // row is easy to find.
 //
 // Why: every loader must reject missing columns, unparsable numbers and backwards time the
-// same way, and none may crash on bad input. Fields are split on ',' (the traces have no
-// quoted fields); views point into the caller's line.
+// same way, and none may crash on bad input. Every CSV loader (azure, alibaba, rate series)
+// splits records with the one RFC 4180 tokenizer here: a field in double quotes may hold
+// commas, newlines and doubled quotes ("a ""b"""); a quote inside an unquoted field, text
+// after a closing quote and a quote left open at the end of the file are errors, as is a
+// header that names one column twice.
 #pragma once
 
 #include <cstdint>
@@ -16,10 +19,20 @@
 
 namespace aiscale::sim::traces {
 
-// Splits `line` on ',' into `out` (cleared first).
-void SplitCsv(std::string_view line, std::vector<std::string_view>& out);
+class LineReader;
 
-// Column indexes of `wanted` in a header line; error names the first missing column.
+// Splits one CSV record (RFC 4180) into `out`, reusing its strings. Errors name `where`.
+Status SplitCsv(std::string_view record, std::vector<std::string>& out, const std::string& where);
+// True when `record` ends inside a quoted field (so the record continues on the next line).
+bool CsvQuoteOpen(std::string_view record);
+// Reads the next non-empty CSV record from `r` into `record` (lines of a quoted field joined
+// with '\n'); `where` gets "FILE:LINE" of its first line. False at the end of the file or on
+// an error, which `status` then holds (a quote still open at the end, a record past
+// kMaxLineBytes, a read error).
+bool NextCsvRecord(LineReader& r, std::string& record, std::string& where, Status& status);
+
+// Column indexes of `wanted` in a header line; error names the first missing column, or a
+// column named twice (both positions).
 Result<std::vector<size_t>> FindColumns(std::string_view header,
                                         const std::vector<std::string>& wanted,
                                         const std::string& where);
@@ -32,7 +45,9 @@ Result<double> ParseNumber(std::string_view text, std::string_view field, const 
 // A non-negative count that fits in 32 bits (fractional ".0" accepted: "30.0").
 Result<uint32_t> ParseCount(std::string_view text, std::string_view field,
                             const std::string& where);
-// "YYYY-MM-DD HH:MM:SS[.fraction]" (no time zone) as nanoseconds since 1970-01-01.
+// "YYYY-MM-DD HH:MM:SS[.fraction]" (no time zone) as nanoseconds since 1970-01-01. A date
+// that does not exist (Feb 30, Feb 29 of a common year, Apr 31, hour 24, minute 60) is an
+// error, never rolled over; second 60 is accepted only as a leap second, at 23:59:60.
 Result<int64_t> ParseDateTimeNs(std::string_view text, std::string_view field,
                                 const std::string& where);
 

@@ -4,18 +4,36 @@
 
 namespace aiscale::sim::traces {
 
-LineTraceStream::LineTraceStream(std::string path, bool has_header, std::string time_field)
-    : path_(std::move(path)), has_header_(has_header), time_field_(std::move(time_field)) {}
+LineTraceStream::LineTraceStream(std::string path, Format format, bool has_header,
+                                 std::string time_field)
+    : path_(std::move(path)),
+      format_(format),
+      has_header_(has_header),
+      time_field_(std::move(time_field)) {}
+
+bool LineTraceStream::NextRecord(std::string& where, Status& status) {
+  if (format_ == Format::kCsv) return NextCsvRecord(reader_, line_, where, status);
+  do {
+    if (!reader_.Next(line_)) {
+      status = reader_.status();
+      return false;
+    }
+  } while (line_.empty());  // a blank line (a trailing one, say) is not a row
+  where = reader_.Where();
+  return true;
+}
 
 Status LineTraceStream::Begin() {
   started_ = true;
   RETURN_IF_ERROR(reader_.Open(path_));
   if (!has_header_) return Status::Ok();
-  if (!reader_.Next(line_)) {
-    RETURN_IF_ERROR(reader_.status());
+  std::string where;
+  Status s;
+  if (!NextRecord(where, s)) {
+    RETURN_IF_ERROR(s);
     return Status::Error(path_ + ":1: empty file (no header line)");
   }
-  return ParseHeader(line_, reader_.Where());
+  return ParseHeader(line_, where);
 }
 
 Status LineTraceStream::Next(std::vector<TraceRequest>& out, size_t max) {
@@ -31,17 +49,17 @@ Status LineTraceStream::Next(std::vector<TraceRequest>& out, size_t max) {
   }
   size_t added = 0;
   while (added < max) {
-    if (!reader_.Next(line_)) {
-      if (!reader_.status().ok()) return fail(reader_.status());
+    std::string where;
+    Status read;
+    if (!NextRecord(where, read)) {
+      if (!read.ok()) return fail(read);
       if (rows_ == 0) {
         return fail(Status::Error(reader_.Where() + ": empty trace (no request rows)"));
       }
       done_ = true;
       break;
     }
-    if (line_.empty()) continue;  // a trailing blank line is not a row
     TraceRequest req;
-    const std::string where = reader_.Where();
     Status s = ParseRow(line_, where, req);
     if (!s.ok()) return fail(s);
     if (rows_ == 0) {

@@ -2,7 +2,9 @@
 //
 // Why: header handling, empty-file and no-rows errors, time normalisation (first request at
 // t = 0) and the backwards-time check are the same for every format, so each format only says
-// how to read its header and one row. Errors are "FILE:LINE: field NAME: what".
+// how to read its header and one row. Errors are "FILE:LINE: field NAME: what". A CSV record
+// may span lines (a quoted field holding a newline, RFC 4180); it is passed whole, and named
+// by its first line.
 #pragma once
 
 #include <string>
@@ -16,8 +18,9 @@ namespace aiscale::sim::traces {
 
 class LineTraceStream : public RequestStream {
  public:
-  // `has_header`: the first line is a header passed to ParseHeader.
-  LineTraceStream(std::string path, bool has_header, std::string time_field);
+  enum class Format { kCsv, kJsonLines };
+  // `has_header`: the first record is a header passed to ParseHeader.
+  LineTraceStream(std::string path, Format format, bool has_header, std::string time_field);
   Status Next(std::vector<TraceRequest>& out, size_t max) final;
 
  protected:
@@ -27,7 +30,10 @@ class LineTraceStream : public RequestStream {
 
  private:
   Status Begin();
+  // The next non-empty record; false at the end or on an error (then in `status`).
+  bool NextRecord(std::string& where, Status& status);
   std::string path_;
+  Format format_;
   bool has_header_;
   std::string time_field_;
   LineReader reader_;

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/strict_json.h"
 #include "sim/traces/csv_fields.h"
 #include "sim/traces/line_trace_stream.h"
 
@@ -33,15 +34,17 @@ std::optional<Status> BrokenFieldError(std::string_view line, size_t byte,
   while (!value.empty() && value.back() == ' ') value.remove_suffix(1);
   const bool numeric =
       !value.empty() && (value.front() == '-' || (value.front() >= '0' && value.front() <= '9'));
-  return FieldError(where, before.substr(open + 1, close - open - 1),
-                    std::string(numeric ? "unparsable number '" : "unparsable value '") +
-                        std::string(value) + "'");
+  std::string shown(value.substr(0, 40));  // a hostile value may be a megabyte long
+  if (value.size() > 40) shown += "...";
+  return FieldError(
+      where, before.substr(open + 1, close - open - 1),
+      std::string(numeric ? "unparsable number '" : "unparsable value '") + shown + "'");
 }
 
 class MooncakeStream final : public LineTraceStream {
  public:
   explicit MooncakeStream(std::string path)
-      : LineTraceStream(std::move(path), false, "timestamp") {}
+      : LineTraceStream(std::move(path), Format::kJsonLines, false, "timestamp") {}
 
  protected:
   Status ParseHeader(std::string_view, const std::string&) override { return Status::Ok(); }
@@ -54,6 +57,11 @@ class MooncakeStream final : public LineTraceStream {
       return Status::Error(where + ": not a JSON object: " + e.what());
     } catch (const nlohmann::json::exception& e) {
       return Status::Error(where + ": not a JSON object: " + e.what());
+    }
+    // Valid JSON: parse again strictly, refusing a repeated key (the plain parser keeps the
+    // last value) and deep nesting. Only valid rows pay for the second pass's bookkeeping.
+    if (auto strict = ParseStrictJson(line); !strict.ok()) {
+      return Status::Error(where + ": " + strict.status().message());
     }
     if (!j.is_object()) return Status::Error(where + ": not a JSON object");
     auto number = [&](const char* field, double& out) -> Status {
@@ -70,6 +78,13 @@ class MooncakeStream final : public LineTraceStream {
     RETURN_IF_ERROR(number("timestamp", ts_ms));
     RETURN_IF_ERROR(number("input_length", in));
     RETURN_IF_ERROR(number("output_length", out));
+    // Token counts are whole numbers; a fraction is refused rather than truncated.
+    for (const auto& [field, v] :
+         {std::pair{"input_length", in}, std::pair{"output_length", out}}) {
+      if (v != std::floor(v)) {
+        return FieldError(where, field, "must be a whole number of tokens, got " + j[field].dump());
+      }
+    }
     if (in > 4e9 || out > 4e9) return FieldError(where, "input_length", "too large");
     req.arrival_ns = static_cast<int64_t>(std::llround(ts_ms * 1e6));
     req.input_tokens = static_cast<uint32_t>(in);

@@ -98,19 +98,18 @@ Result<std::unique_ptr<RequestSource>> RateSeries(RateSeriesOptions options) {
 
 Result<std::vector<RatePoint>> LoadRateSeriesCsv(const std::string& path) {
   LineReader r;
-  RETURN_IF_ERROR(r.Open(path));
-  std::string line;
-  if (!r.Next(line)) {
-    RETURN_IF_ERROR(r.status());
+  RETURN_IF_ERROR(r.Open(path, kRateSeriesFileLimit));
+  std::string record, where;
+  Status read;
+  if (!NextCsvRecord(r, record, where, read)) {
+    RETURN_IF_ERROR(read);
     return Status::Error(path + ":1: empty file (no header line)");
   }
-  ASSIGN_OR_RETURN(const auto cols, FindColumns(line, {"t_s", "rate_per_s"}, r.Where()));
+  ASSIGN_OR_RETURN(const auto cols, FindColumns(record, {"t_s", "rate_per_s"}, where));
   std::vector<RatePoint> points;
-  std::vector<std::string_view> f;
-  while (r.Next(line)) {
-    if (line.empty()) continue;
-    SplitCsv(line, f);
-    const std::string where = r.Where();
+  std::vector<std::string> f;
+  while (NextCsvRecord(r, record, where, read)) {
+    RETURN_IF_ERROR(SplitCsv(record, f, where));
     if (cols[0] >= f.size()) return FieldError(where, "t_s", "missing value");
     if (cols[1] >= f.size()) return FieldError(where, "rate_per_s", "missing value");
     RatePoint pt;
@@ -122,7 +121,7 @@ Result<std::vector<RatePoint>> LoadRateSeriesCsv(const std::string& path) {
     }
     points.push_back(pt);
   }
-  RETURN_IF_ERROR(r.status());
+  RETURN_IF_ERROR(read);
   if (points.size() < 2) return Status::Error(path + ": needs at least two rows");
   return points;
 }

@@ -1,8 +1,8 @@
 #include "sim/traces/trace_spec.h"
 
 #include <filesystem>
-#include <fstream>
 
+#include "core/bounded_file.h"
 #include "sim/traces/alibaba_genai_trace.h"
 #include "sim/traces/azure_llm_trace.h"
 #include "sim/traces/mooncake_trace.h"
@@ -55,8 +55,11 @@ std::unique_ptr<RequestSource> ParseTraceSpec(const config::ConfigNode& node,
   std::string path;
   if (node.Has("path")) {
     path = ResolvePath(base_dir, node.String("path", ""));
-    if (!std::ifstream(path).good()) {
-      node.ErrorAt("path", "unable to read trace file " + path);
+    // stat only: opening a FIFO with no writer would block here (issue 11).
+    const auto checked =
+        CheckRegularFile(path, format == "rate_series" ? kRateSeriesFileLimit : kTraceFileLimit);
+    if (!checked.ok()) {
+      node.ErrorAt("path", checked.status().message());
       return nullptr;
     }
   } else if (format != "rate_series") {
