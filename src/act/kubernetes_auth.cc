@@ -8,18 +8,16 @@
 #include <sstream>
 #include <system_error>
 
+#include "core/bounded_file.h"
+
 namespace aiscale::act {
 namespace {
 
 namespace fs = std::filesystem;
 
-std::optional<std::string> ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+// Named as what they are in errors ("unable to read kubeconfig PATH: ...").
+constexpr FileLimit kKubeconfigLimit{"kubeconfig", kSecretFileLimit.max_bytes, 0};
+constexpr FileLimit kTokenFileLimit{"token file", kSecretFileLimit.max_bytes, 0};
 
 std::string Trim(std::string s) {
   const size_t b = s.find_first_not_of(" \t\r\n");
@@ -74,9 +72,11 @@ struct KubeconfigReader {
       return Status::Ok();
     }
     file = Resolve(Str(m, key));
-    if (!file.empty() && !fs::exists(file)) {
-      return Error(where + "." + key + ": file " + file + " does not exist");
-    }
+    if (file.empty()) return Status::Ok();
+    if (!fs::exists(file)) return Error(where + "." + key + ": file " + file + " does not exist");
+    // The TLS library opens it later: a FIFO or /dev/zero there must fail now, not hang then.
+    Result<uint64_t> regular = CheckRegularFile(file, kSecretFileLimit);
+    if (!regular.ok()) return Error(where + "." + key + ": " + regular.status().message());
     return Status::Ok();
   }
   Status Cluster(const YAML::Node& root, const std::string& name, KubeEndpoint& ep) const;
@@ -174,8 +174,8 @@ std::optional<std::string> DecodeBase64(const std::string& text) {
 Result<KubeEndpoint> LoadKubeconfig(const std::string& raw_path, const std::string& context,
                                     const KubeAuthEnv& env) {
   const std::string path = ExpandHome(raw_path, env);
-  const std::optional<std::string> text = ReadFile(path);
-  if (!text) return Status::NotFound("unable to read kubeconfig " + path + ": no such file");
+  Result<std::string> text = ReadBoundedFile(path, kKubeconfigLimit);
+  if (!text.ok()) return text.status();
   YAML::Node root;
   try {
     root = YAML::Load(*text);
@@ -269,8 +269,8 @@ Result<std::string> KubeTokenSource::Token() {
     return Status::Unavailable("unable to read token file " + file_ + ": " + ec.message());
   }
   if (loaded_ && mtime == mtime_ && size == size_) return token_;
-  const std::optional<std::string> text = ReadFile(file_);
-  if (!text) return Status::Unavailable("unable to read token file " + file_);
+  Result<std::string> text = ReadBoundedFile(file_, kTokenFileLimit);
+  if (!text.ok()) return Status::Unavailable(text.status().message());
   token_ = Trim(*text);
   mtime_ = mtime;
   size_ = size;

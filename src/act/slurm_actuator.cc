@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "act/process.h"
+#include "core/bounded_file.h"
 
 namespace aiscale::act {
 namespace {
@@ -84,8 +85,8 @@ std::string SlurmActuator::ScriptPath(int index) const {
 
 Status SlurmActuator::Start(bool poll) {
   if (initial_replicas_ < 0) return Status::Invalid("initial replicas must be >= 0");
-  std::ifstream script(cfg_.script);
-  if (!script) return Status::NotFound("batch script " + cfg_.script + " cannot be read");
+  Result<std::string> script = ReadBoundedFile(cfg_.script, kConfigFileLimit);
+  if (!script.ok()) return script.status().Wrap("batch script");
   std::error_code ec;
   fs::create_directories(cfg_.run_dir, ec);
   const std::string probe = cfg_.run_dir + "/.aiscale-write-test-" + std::to_string(getpid());
@@ -241,14 +242,12 @@ void SlurmActuator::PlanLocked(std::vector<Replica>& stop, std::vector<int>& sub
 }
 
 Status SlurmActuator::Submit(int index) {
-  std::ifstream in(cfg_.script);
-  std::stringstream text;
-  text << in.rdbuf();
-  if (!in) return Status::NotFound("batch script " + cfg_.script + " cannot be read");
+  Result<std::string> text = ReadBoundedFile(cfg_.script, kConfigFileLimit);
+  if (!text.ok()) return text.status().Wrap("batch script");
   const std::string path = ScriptPath(index);
   {
     std::ofstream out(path, std::ios::trunc);
-    out << cfg_.Substitute(text.str(), ref_.Key(), index);
+    out << cfg_.Substitute(*text, ref_.Key(), index);
     if (!out.flush()) return Status::PermissionDenied("unable to write " + path);
   }
   std::vector<std::string> args = cfg_.sbatch_args;

@@ -267,7 +267,7 @@ TEST(Kubeconfig, ErrorsAreClearAndHoldNoSecret) {
     std::string want;
   };
   const std::vector<Case> cases = {
-      {"missing file", "", "", StatusCode::kNotFound, "no such file"},
+      {"missing file", "", "", StatusCode::kNotFound, "No such file"},
       {"malformed YAML", "clusters: [\n  - name: x\n  token: s3cr3t-token: {\n", "",
        StatusCode::kInvalid, "unable to parse kubeconfig"},
       {"not a map", "- a\n- b\n", "", StatusCode::kInvalid, "not a map"},
@@ -285,6 +285,9 @@ TEST(Kubeconfig, ErrorsAreClearAndHoldNoSecret) {
       {"missing CA file",
        Kubeconfig("https://127.0.0.1:6443", "    certificate-authority: nope.pem\n", good_user), "",
        StatusCode::kInvalid, "nope.pem does not exist"},
+      {"CA file that is a device (a hang if handed to TLS)",
+       Kubeconfig("https://127.0.0.1:6443", "    certificate-authority: /dev/zero\n", good_user),
+       "", StatusCode::kInvalid, "certificate-authority: unable to read credential file /dev/zero"},
       {"exec plugin",
        Kubeconfig("https://127.0.0.1:6443", "", "    exec: {command: gke-gcloud-auth-plugin}\n"),
        "", StatusCode::kInvalid, "exec or auth-provider credentials"},
