@@ -7,6 +7,7 @@
 // more requests than a run can replay, or loop on an interval that rounds to 0 ns.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 namespace aiscale::sim {
@@ -18,7 +19,7 @@ inline constexpr int64_t kMaxClusterGpus = 1'000'000;
 
 // Per run (one policy of one scenario).
 inline constexpr uint64_t kMaxEventsPerRun = 50'000'000;      // event-queue events
-inline constexpr int64_t kMaxControlTicksPerRun = 2'000'000;  // duration / control_period
+inline constexpr int64_t kMaxControlTicksPerRun = 1'000'000;  // duration / control_period
 inline constexpr int64_t kMaxTimelinePoints = 200'000;        // duration / report_interval
 inline constexpr int64_t kMaxScrapesPerRun = 5'000'000;       // duration / scrape_interval
 inline constexpr double kMaxExpectedFailures = 100'000;       // rate x nodes x hours
@@ -33,5 +34,8 @@ inline constexpr int64_t kMaxRequestsPerSecond = 20'000;
 inline constexpr int kMaxEpochs = 100'000;
 inline constexpr double kMaxTrainingSteps = 1e12;
 inline constexpr double kMaxGlobalBatch = 1e7;
+// The training oracle's exact search over phases (load, compute, eval between epochs): a job
+// with more phases runs and is reported without an oracle (its summary says why).
+inline constexpr size_t kMaxOraclePhases = 100;
 
 }  // namespace aiscale::sim

@@ -404,6 +404,13 @@ Result<TrainingOracleResult> ComputeTrainingOracle(const TrainingOracleInput& in
   p.in = &in;
   p.phases = JobPhases(in.job);
   if (p.phases.empty()) return Status::Invalid("unable to compute the training oracle: no phases");
+  // The exact search grows faster than linearly with phases (200 took over 10 s): past the
+  // budget the report says why there is no oracle instead of the run taking minutes.
+  if (p.phases.size() > kMaxOraclePhases) {
+    return Status::Invalid("unable to compute the training oracle: the job has " +
+                           std::to_string(p.phases.size()) + " phases; the oracle plans at most " +
+                           std::to_string(kMaxOraclePhases) + " (docs/limits.md)");
+  }
   // The sizes the policy may choose: never above the size the job asked for (its reference).
   const int hi = std::min({r.max_replicas, in.cluster_nodes, in.initial_replicas});
   for (int n = ((std::max(r.min_replicas, 1) + g - 1) / g) * g; n <= hi; n += g) {

@@ -336,6 +336,22 @@ TEST(ScenarioLimits, ARunPastItsEventBudgetEndsWithAClearError) {
   EXPECT_TRUE(RunScenario(*s, opt).ok());
 }
 
+TEST(ScenarioLimits, AJobWithMorePhasesThanTheOraclePlansRunsWithoutOne) {
+  // 150 epochs with an eval after each: 300 phases, past kMaxOraclePhases. The run completes and
+  // its summary says why there is no oracle (the exact search took minutes before).
+  auto s = ParseScenario(
+      With(Base::kTraining,
+           {{21, "        epochs: 150\n        eval: {every_epochs: 1, samples: 100}"}}),
+      "p.yaml");
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  auto r = RunScenario(*s, {});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  const auto& summary = r->runs[0].workloads[0].summary;
+  EXPECT_NE(summary.value("oracle_error", "").find("the oracle plans at most 100"),
+            std::string::npos)
+      << summary.dump().substr(0, 300);
+}
+
 TEST(ScenarioLimits, AFailurePastTheRunsEndNeverFires) {
   auto s = ParseScenario(
       With(Base::kTraining, {{10, "    provisioning_delay: 1m\n  failures: [{at: 20h}]"}}),
