@@ -25,7 +25,7 @@ inline constexpr int64_t kMaxScrapesPerRun = 5'000'000;       // duration / scra
 inline constexpr double kMaxExpectedFailures = 100'000;       // rate x nodes x hours
 // Requests per workload (after rate_multiplier, within the trace's window). A run replays them
 // once per compared policy plus once for the oracle, at about 10 us each.
-inline constexpr int64_t kMaxRequestsPerWorkload = 1'000'000;
+inline constexpr int64_t kMaxRequestsPerWorkload = 500'000;
 // Requests arriving within one second of each other: the oracle sizes each burst by replaying
 // it at many sizes, which grows faster than linearly with the burst.
 inline constexpr int64_t kMaxRequestsPerSecond = 20'000;

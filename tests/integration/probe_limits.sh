@@ -105,6 +105,7 @@ add "$U" "bandwidth 1e-300" "storage_gb_per_s" < <(training a "" "$C" "$J, load:
 add "$U" "rate series 1e9 requests" "trace.points" < <(inference a "" "points: [[0, 1000000], [1000, 0]]" "$R")
 add "$U" "1e10 requests at one instant" "trace.points" < <(inference a "" "points: [[0, 1e16], [0.000001, 0]]" "$R")
 add "$U" "1e6 requests at one instant" "trace.points" < <(inference a "" "points: [[0, 1e12], [0.000001, 0]]" "$R")
+add "$U" "1e5 requests at one instant" "trace.points" < <(inference a "" "points: [[0, 1e11], [0.000001, 0]]" "$R")
 add "$U" "input tokens 2e9" "input_tokens" < <(inference a "" "$P, input_tokens: 2000000000" "$R")
 
 N="numbers past their type's range"

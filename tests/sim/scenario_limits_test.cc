@@ -233,7 +233,7 @@ TEST(ScenarioLimits, UnboundedWork) {
        {{17, "          points: [[0, 1000000], [1000, 0]]"}},
        "p.yaml:17:19: spec.workloads[0].service.trace.points: rate series: expects "
        "1000000000.000000 "
-       "requests (rate x time summed over the points); at most 1000000"},
+       "requests (rate x time summed over the points); at most 500000"},
       {"rate series over a long span",
        Base::kInference,
        {{17, "          points: [[0, 1], [1e10, 0]]"}},
@@ -241,10 +241,10 @@ TEST(ScenarioLimits, UnboundedWork) {
       {"1e12 per second for 10 ms",
        Base::kInference,
        {{17, "          points: [[0, 1e12], [0.01, 0]]"}},
-       "at most 1000000"},
-      {"a million requests at one instant",
+       "at most 500000"},
+      {"100,000 requests at one instant",
        Base::kInference,
-       {{17, "          points: [[0, 1e12], [0.000001, 0]]"}},
+       {{17, "          points: [[0, 1e11], [0.000001, 0]]"}},
        "trace.points: more than 20000 requests arrive within the second at t = 0 s"},
       {"input tokens 2e9",
        Base::kInference,
