@@ -7,9 +7,10 @@ namespace aiscale::decide {
 
 ConstraintsConfig ConstraintsConfig::Parse(const config::ConfigNode& spec) {
   ConstraintsConfig c;
-  c.min_replicas = spec.Int("min_replicas", c.min_replicas, config::AtLeast(0));
-  c.max_replicas = spec.Int("max_replicas", c.max_replicas, config::AtLeast(1));
-  c.granularity = spec.Int("granularity", c.granularity, config::AtLeast(1));
+  // kMaxReplicaCount (core/numeric.h): policies saturate there, so sums stay in int range.
+  c.min_replicas = spec.Int("min_replicas", c.min_replicas, config::Between(0, kMaxReplicaCount));
+  c.max_replicas = spec.Int("max_replicas", c.max_replicas, config::Between(1, kMaxReplicaCount));
+  c.granularity = spec.Int("granularity", c.granularity, config::Between(1, kMaxReplicaCount));
   c.allow_scale_to_zero = spec.Bool("scale_to_zero", c.allow_scale_to_zero);
   if (c.min_replicas > c.max_replicas) {
     spec.ErrorAt("min_replicas", "min_replicas (" + std::to_string(c.min_replicas) +

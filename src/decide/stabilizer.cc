@@ -4,6 +4,8 @@
 #include <climits>
 #include <cmath>
 
+#include "core/numeric.h"
+
 namespace aiscale::decide {
 namespace {
 
@@ -26,9 +28,11 @@ std::vector<TimedValue> LoadList(const PersistentState& s, const char* key) {
   const std::vector<double>* v = s.FindVec(key);
   if (!v) return out;
   for (size_t i = 0; i + 3 < v->size(); i += 4) {
-    const int64_t ns =
-        static_cast<int64_t>((*v)[i]) * 1000000000 + static_cast<int64_t>((*v)[i + 1]);
-    out.push_back({TimePoint(Duration(ns)), static_cast<int>((*v)[i + 2]), (*v)[i + 3] != 0});
+    // Restored state is data: saturate rather than overflow on a corrupt or foreign value.
+    const int64_t ns = SaturatingAdd(SaturatingMul(SaturatingToInt64((*v)[i]), 1000000000),
+                                     SaturatingToInt64((*v)[i + 1]));
+    out.push_back(
+        {TimePoint(Duration(ns)), ClampToInt((*v)[i + 2], 0, kMaxReplicaCount), (*v)[i + 3] != 0});
   }
   return out;
 }

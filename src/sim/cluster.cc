@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/numeric.h"
+#include "sim/run_budget.h"
+
 namespace aiscale::sim {
 
 ClusterConfig ClusterConfig::Parse(const config::ConfigNode& node) {
@@ -11,16 +14,25 @@ ClusterConfig ClusterConfig::Parse(const config::ConfigNode& node) {
   node.CheckKnown({"nodes", "gpus_per_node", "gpu_type", "gpu_memory_gb", "gpu_idle_power_w",
                    "gpu_max_power_w", "price_per_gpu_hour", "spot_price_per_gpu_hour",
                    "provisioning_delay", "repair_time"});
-  c.nodes = node.Int("nodes", c.nodes, config::AtLeast(1));
-  c.gpus_per_node = node.Int("gpus_per_node", c.gpus_per_node, config::AtLeast(1));
+  // The cluster is allocated up front (a record per node, a name per GPU): docs/limits.md.
+  c.nodes = node.Int("nodes", c.nodes, config::Between(1, kMaxClusterNodes));
+  c.gpus_per_node = node.Int("gpus_per_node", c.gpus_per_node, config::Between(1, kMaxGpusPerNode));
+  const int64_t gpus = static_cast<int64_t>(c.nodes) * c.gpus_per_node;
+  if (gpus > kMaxClusterGpus) {
+    node.ErrorAt("gpus_per_node", "nodes x gpus_per_node = " + std::to_string(gpus) +
+                                      " GPUs; at most " + std::to_string(kMaxClusterGpus) +
+                                      " per scenario (docs/limits.md)");
+    c.nodes = 1;  // the config is rejected; keep what a scratch build allocates small
+  }
   c.gpu_type = node.String("gpu_type", c.gpu_type);
-  c.gpu_memory_gb = node.Number("gpu_memory_gb", c.gpu_memory_gb, config::Above(0));
-  c.gpu_idle_power_w = node.Number("gpu_idle_power_w", c.gpu_idle_power_w, config::AtLeast(0));
-  c.gpu_max_power_w = node.Number("gpu_max_power_w", c.gpu_max_power_w, config::Above(0));
-  c.price_per_gpu_hour =
-      node.Number("price_per_gpu_hour", c.price_per_gpu_hour, config::AtLeast(0));
+  const config::Bounds price = config::Between(0, 1e6);  // per GPU-hour
+  c.gpu_memory_gb = node.Number("gpu_memory_gb", c.gpu_memory_gb, config::Bounds{0, 1e6, true});
+  c.gpu_idle_power_w = node.Number("gpu_idle_power_w", c.gpu_idle_power_w, config::Between(0, 1e5));
+  c.gpu_max_power_w =
+      node.Number("gpu_max_power_w", c.gpu_max_power_w, config::Bounds{0, 1e5, true});
+  c.price_per_gpu_hour = node.Number("price_per_gpu_hour", c.price_per_gpu_hour, price);
   if (node.Has("spot_price_per_gpu_hour")) {
-    c.spot_price_per_gpu_hour = node.Number("spot_price_per_gpu_hour", 0, config::AtLeast(0));
+    c.spot_price_per_gpu_hour = node.Number("spot_price_per_gpu_hour", 0, price);
   }
   c.provisioning_delay_s =
       node.DurationSeconds("provisioning_delay", c.provisioning_delay_s, config::AtLeast(0));
@@ -38,7 +50,8 @@ std::vector<FailureSpec> FailureSpec::ParseList(const config::ConfigNode& list) 
     item.CheckKnown({"at", "workload", "rate_per_node_hour"});
     if (item.Has("at")) f.at_s = item.DurationSeconds("at", 0, config::AtLeast(0));
     f.workload = item.String("workload", "");
-    f.rate_per_node_hour = item.Number("rate_per_node_hour", 0, config::AtLeast(0));
+    // Failures are pre-drawn per node; the scenario bounds rate x nodes x hours (limits.md).
+    f.rate_per_node_hour = item.Number("rate_per_node_hour", 0, config::Between(0, 3600));
     if (f.at_s.has_value() == item.Has("rate_per_node_hour")) {
       item.Error("a failure needs exactly one of `at` or `rate_per_node_hour`");
     }
@@ -65,6 +78,7 @@ void Cluster::ScheduleFailures(const std::vector<FailureSpec>& specs, TimePoint 
   for (const auto& f : specs) {
     if (f.at_s) {
       const std::string account = f.workload;
+      if (*f.at_s > SinceEpochSeconds(horizon)) continue;  // past the run's end: never fires
       q_.At(AtSeconds(*f.at_s), [this, account] { FailOneOf(account); });
       continue;
     }

@@ -38,12 +38,17 @@ class EventQueue {
 
   // Schedules fn at t (clamped to now if in the past). Returns the event's sequence number.
   uint64_t At(TimePoint t, Fn fn);
-  uint64_t After(Duration d, Fn fn) { return At(clock_.Now() + d, std::move(fn)); }
+  uint64_t After(Duration d, Fn fn) { return At(AddSaturating(clock_.Now(), d), std::move(fn)); }
   // Runs events with time <= t in order, then advances the clock to t. Returns events run.
   size_t RunUntil(TimePoint t);
   // Runs everything (until empty or Stop()).
   size_t Run();
   void Stop() { stopped_ = true; }
+  // At most `n` events run over this queue's life (the run budget, docs/limits.md); the next
+  // RunUntil/Run then stops early and budget_exceeded() turns true. Default: no limit.
+  void set_event_limit(uint64_t n) { event_limit_ = n; }
+  bool budget_exceeded() const { return budget_exceeded_; }
+  uint64_t events_run() const { return events_run_; }
   bool empty() const { return heap_.empty(); }
   // Earliest pending event time, or TimePoint::max() when empty.
   TimePoint NextWakeup() const;
@@ -51,6 +56,9 @@ class EventQueue {
   TimePoint Now() const { return clock_.Now(); }
 
  private:
+  // False (and stopped) once event_limit_ events have run.
+  bool Budget();
+
   struct Event {
     TimePoint at;
     uint64_t seq;
@@ -65,6 +73,9 @@ class EventQueue {
   std::priority_queue<Event, std::vector<Event>, Later> heap_;
   uint64_t next_seq_ = 0;
   bool stopped_ = false;
+  uint64_t event_limit_ = UINT64_MAX;
+  uint64_t events_run_ = 0;
+  bool budget_exceeded_ = false;
 };
 
 }  // namespace aiscale::sim

@@ -8,9 +8,11 @@
 
 #include "control/assembler.h"
 #include "control/controller.h"
+#include "core/utf8.h"
 #include "sim/cluster.h"
 #include "sim/event_queue.h"
 #include "sim/noise.h"
+#include "sim/run_budget.h"
 #include "sim/sim_actuator.h"
 #include "sim/sim_source.h"
 #include "sim/workload_factory.h"
@@ -57,6 +59,7 @@ double WorkFraction(const Simulation& sim, double duration_s) {
 Result<RunResult> RunPolicy(const Scenario& s, const PolicyRun& run, const RunOptions& opt) {
   const auto wall0 = std::chrono::steady_clock::now();
   Simulation sim;
+  sim.q.set_event_limit(opt.event_limit);
   if (run.pipelines.size() != s.workloads.size()) {
     return Status::Internal("unable to run " + run.label + ": its pipelines were not built");
   }
@@ -157,6 +160,14 @@ Result<RunResult> RunPolicy(const Scenario& s, const PolicyRun& run, const RunOp
   sim.q.After(period, collect);
   sim.q.After(period, tick);
   sim.q.RunUntil(AtSeconds(s.duration_s));
+  if (sim.q.budget_exceeded()) {
+    return Status::Invalid(
+        "run budget exceeded: more than " + std::to_string(opt.event_limit) +
+        " simulator events by t = " + std::to_string(SinceEpochSeconds(sim.q.Now())) + " s of " +
+        std::to_string(s.duration_s) +
+        " s (docs/limits.md); shorten the duration or lengthen the "
+        "control_period, report_interval or scrape_interval");
+  }
   out.cut = !AllDone(sim);
   sim.finished = true;
   out.end_s = SinceEpochSeconds(sim.q.Now());
@@ -177,7 +188,7 @@ Result<ScenarioResult> RunScenario(const Scenario& s, const RunOptions& opt) {
   if (!runs.ok()) return runs.status();
   ScenarioResult r;
   r.scenario = s.name;
-  r.file = s.file;
+  r.file = ToValidUtf8(s.file);  // a path from argv: the JSON report needs UTF-8 text
   r.seed = s.seed;
   r.duration_limit_s = s.duration_s;
   for (const auto& run : *runs) {

@@ -18,6 +18,7 @@
 
 #include "core/decision.h"
 #include "core/result.h"
+#include "sim/run_budget.h"
 #include "sim/scenario.h"
 
 namespace aiscale::sim {
@@ -34,6 +35,9 @@ struct RunOptions {
   size_t decision_log_limit = 200000;
   double progress_every_sim_s = 3600;
   std::function<void(const RunProgress&)> on_progress;  // may be empty
+  // The run budget (docs/limits.md): past this many simulator events the run ends with an
+  // Invalid status naming the limit, instead of running on.
+  uint64_t event_limit = kMaxEventsPerRun;
 };
 
 struct WorkloadRun {

@@ -3,11 +3,14 @@
 #include <algorithm>
 #include <set>
 
+#include "core/utf8.h"
+
 #include "decide/pipeline.h"
 #include "decide/policy_registry.h"
 #include "sim/event_queue.h"
 #include "sim/noise.h"
 #include "sim/report_files.h"
+#include "sim/run_budget.h"
 #include "sim/workload_factory.h"
 
 namespace aiscale::sim {
@@ -27,6 +30,45 @@ std::vector<std::string> ScenarioWorkloadFields() {
 config::ConfigNode Synthesized(YAML::Node n, const std::string& path, const std::string& file,
                                config::ConfigErrors* errors) {
   return config::ConfigNode(std::move(n), path, std::make_shared<const std::string>(file), errors);
+}
+
+// `what` = duration / interval must stay within `limit` (docs/limits.md), checked at `key`.
+void CheckCount(const config::ConfigNode& spec, const std::string& key, double duration_s,
+                double interval_s, int64_t limit, const std::string& what) {
+  if (!spec.Has(key) && !spec.Has("duration")) return;
+  const double n = duration_s / interval_s;
+  if (n > static_cast<double>(limit)) {
+    spec.ErrorAt(spec.Has(key) ? key : "duration",
+                 "duration / " + key + " = " + std::to_string(static_cast<int64_t>(n)) + " " +
+                     what + " per run; at most " + std::to_string(limit) +
+                     " (docs/limits.md): use a longer " + key + " or a shorter duration");
+  }
+}
+
+// The run budget that the spec's own numbers determine (docs/limits.md).
+void CheckRunBudget(const config::ConfigNode& spec, const Scenario& s) {
+  CheckCount(spec, "control_period", s.duration_s, s.control_period_s, kMaxControlTicksPerRun,
+             "control ticks");
+  CheckCount(spec, "report_interval", s.duration_s, s.report_interval_s, kMaxTimelinePoints,
+             "timeline points");
+  CheckCount(spec, "scrape_interval", s.duration_s, s.scrape_interval_s, kMaxScrapesPerRun,
+             "scrapes");
+  if (s.report_interval_s > s.duration_s && spec.Has("report_interval")) {
+    spec.ErrorAt("report_interval", "report_interval (" + std::to_string(s.report_interval_s) +
+                                        " s) must be <= duration (" + std::to_string(s.duration_s) +
+                                        " s)");
+  }
+  double expected = 0;
+  for (const auto& f : s.failures) {
+    expected += f.rate_per_node_hour * s.cluster.nodes * (s.duration_s / 3600.0);
+  }
+  if (expected > kMaxExpectedFailures) {
+    spec.ErrorAt("failures",
+                 "failures expected over the run: rate_per_node_hour x nodes x hours = " +
+                     std::to_string(static_cast<int64_t>(expected)) + "; at most " +
+                     std::to_string(static_cast<int64_t>(kMaxExpectedFailures)) +
+                     " (docs/limits.md)");
+  }
 }
 
 // Reads spec into `s`; every problem goes to the nodes' error sink.
@@ -52,6 +94,7 @@ void ReadSpec(const config::ConfigNode& root, Scenario& s) {
   if (!spec.Has("cluster")) spec.Error("cluster is required");
   s.cluster = ClusterConfig::Parse(spec.Child("cluster"));
   s.failures = FailureSpec::ParseList(spec.Child("failures"));
+  CheckRunBudget(spec, s);
 
   const config::ConfigNode workloads = spec.Child("workloads");
   const auto items = workloads.Items();
@@ -59,7 +102,7 @@ void ReadSpec(const config::ConfigNode& root, Scenario& s) {
     spec.Error("workloads must list at least one workload");
   }
   std::set<std::string> names;
-  int initial_total = 0;
+  int64_t initial_total = 0;  // of ints each <= kMaxReplicaCount: no overflow
   for (const auto& w : items) {
     ScenarioWorkload sw{"", "", 1, false, w, {}};
     // The same reader the controller config uses, so min > max and granularity errors read
@@ -116,6 +159,10 @@ void ReadSpec(const config::ConfigNode& root, Scenario& s) {
   }
   for (const auto& c : spec.Child("compare").Items()) {
     if (c.raw().IsScalar()) {
+      if (!IsValidUtf8(c.raw().Scalar())) {
+        c.Error("a compare entry must be valid UTF-8 text");
+        continue;
+      }
       s.compare.push_back(c.raw().Scalar());
     } else if (c.IsMap() && c.Has("name")) {
       // `label` names the run in the report (two hpa configurations side by side); it is the

@@ -142,7 +142,7 @@ void TrainingJob::StartRestart(bool save_checkpoint) {
   ++restarts_;
   const double cost =
       (save_checkpoint ? cfg_.checkpoint_s : 0) + cfg_.rendezvous_s + cfg_.restore_s;
-  restart_end_ = Now() + Seconds(cost);
+  restart_end_ = AddSaturating(Now(), Seconds(cost));
 }
 
 void TrainingJob::Reconcile(bool lost_member) {
@@ -284,7 +284,8 @@ void TrainingJob::Reschedule() {
     at = restart_end_;
   } else if (!running_.empty() && rates_.progress_per_s > 0) {
     const double left = std::max(phase_total_ - phase_done_, 0.0) / rates_.progress_per_s;
-    at = Now() + Duration(static_cast<int64_t>(std::ceil(left * 1e9)));
+    // Saturating: a phase longer than int64 nanoseconds ends "never", not at a wrapped time.
+    at = AddSaturating(Now(), Duration(SaturatingToInt64(std::ceil(left * 1e9))));
   } else {
     return;  // waiting for nodes
   }

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "sim/run_budget.h"
+
 namespace aiscale::sim {
 namespace {
 
@@ -35,6 +37,13 @@ UtilRange ParseRange(const config::ConfigNode& parent, const std::string& key, U
   return {v[0], v[1]};
 }
 
+// (0, max]: a positive quantity with an upper bound (docs/limits.md).
+config::Bounds Upto(double max) { return config::Bounds{0, max, true}; }
+// Bandwidths: below 1 KB/s a phase would outlast any run; above 1 PB/s is not a machine.
+const config::Bounds kGbPerS = config::Between(1e-6, 1e6);
+// One sample's (or hop's) time in seconds.
+constexpr double kMaxSampleSeconds = 3600;
+
 double Lerp(UtilRange r, double f) { return r.lo + (r.hi - r.lo) * std::clamp(f, 0.0, 1.0); }
 
 // Share of a GPU's busy time spent on SM-heavy kernels, per phase: compute kernels keep most
@@ -55,19 +64,20 @@ TrainingJobConfig TrainingJobConfig::Parse(const config::ConfigNode& job) {
                   "total_steps", "total_samples", "global_batch", "epochs",
                   "checkpoint_every_steps", "compute", "load", "eval", "restart"});
   c.model = job.String("model", c.model);
-  c.parameters = job.Number("parameters", c.parameters, Above(0));
+  c.parameters = job.Number("parameters", c.parameters, Upto(1e15));
   c.gradient_bytes_per_param =
-      job.Number("gradient_bytes_per_param", c.gradient_bytes_per_param, Above(0));
-  c.state_bytes_per_param = job.Number("state_bytes_per_param", c.state_bytes_per_param, Above(0));
-  c.global_batch = job.Int("global_batch", c.global_batch, AtLeast(1));
-  c.epochs = job.Int("epochs", c.epochs, AtLeast(1));
+      job.Number("gradient_bytes_per_param", c.gradient_bytes_per_param, Upto(1e3));
+  c.state_bytes_per_param = job.Number("state_bytes_per_param", c.state_bytes_per_param, Upto(1e3));
+  c.global_batch = job.Int("global_batch", c.global_batch, Between(1, kMaxGlobalBatch));
+  c.epochs = job.Int("epochs", c.epochs, Between(1, kMaxEpochs));
   if (job.Has("total_steps") == job.Has("total_samples")) {
     job.Error("give exactly one of total_steps or total_samples");
   } else if (job.Has("total_steps")) {
-    c.total_steps = job.Number("total_steps", c.total_steps, Above(0));
+    c.total_steps = job.Number("total_steps", c.total_steps, Upto(kMaxTrainingSteps));
   } else {
-    c.total_steps =
-        job.Number("total_samples", c.total_steps * c.global_batch, Above(0)) / c.global_batch;
+    c.total_steps = job.Number("total_samples", c.total_steps * c.global_batch,
+                               Upto(kMaxTrainingSteps * c.global_batch)) /
+                    c.global_batch;
   }
   c.checkpoint_every_steps = job.Int("checkpoint_every_steps", 0, AtLeast(0));
 
@@ -76,17 +86,19 @@ TrainingJobConfig TrainingJobConfig::Parse(const config::ConfigNode& job) {
     compute.CheckKnown({"sample_compute_s", "activation_gb_per_sample", "micro_batch",
                         "inter_node_gb_per_s", "nics_per_node", "allreduce_overlap", "bucket_mb",
                         "intra_node_gb_per_s", "hop_latency_s", "util"});
-    c.sample_compute_s = compute.Number("sample_compute_s", c.sample_compute_s, Above(0));
+    c.sample_compute_s =
+        compute.Number("sample_compute_s", c.sample_compute_s, Upto(kMaxSampleSeconds));
     c.activation_gb_per_sample =
-        compute.Number("activation_gb_per_sample", c.activation_gb_per_sample, AtLeast(0));
-    c.micro_batch = compute.Int("micro_batch", c.micro_batch, AtLeast(1));
-    c.inter_node_gb_per_s = compute.Number("inter_node_gb_per_s", c.inter_node_gb_per_s, Above(0));
-    c.nics_per_node = compute.Int("nics_per_node", c.nics_per_node, AtLeast(1));
+        compute.Number("activation_gb_per_sample", c.activation_gb_per_sample, Between(0, 1e6));
+    c.micro_batch = compute.Int("micro_batch", c.micro_batch, Between(1, kMaxGlobalBatch));
+    c.inter_node_gb_per_s = compute.Number("inter_node_gb_per_s", c.inter_node_gb_per_s, kGbPerS);
+    c.nics_per_node = compute.Int("nics_per_node", c.nics_per_node, Between(1, 1024));
     c.allreduce_overlap =
         compute.Number("allreduce_overlap", c.allreduce_overlap, config::Between(0, 1));
-    c.bucket_mb = compute.Number("bucket_mb", c.bucket_mb, Above(0));
-    c.intra_node_gb_per_s = compute.Number("intra_node_gb_per_s", c.intra_node_gb_per_s, Above(0));
-    c.hop_latency_s = compute.Number("hop_latency_s", c.hop_latency_s, AtLeast(0));
+    c.bucket_mb = compute.Number("bucket_mb", c.bucket_mb, Upto(1e6));
+    c.intra_node_gb_per_s = compute.Number("intra_node_gb_per_s", c.intra_node_gb_per_s, kGbPerS);
+    c.hop_latency_s =
+        compute.Number("hop_latency_s", c.hop_latency_s, Between(0, kMaxSampleSeconds));
     c.compute_util = ParseRange(compute, "util", c.compute_util);
   }
 
@@ -94,11 +106,12 @@ TrainingJobConfig TrainingJobConfig::Parse(const config::ConfigNode& job) {
   if (load.IsDefined()) {
     load.CheckKnown({"initial_gb", "reload_gb", "reload_every_epochs", "storage_gb_per_s",
                      "node_gb_per_s", "util"});
-    c.initial_load_gb = load.Number("initial_gb", c.initial_load_gb, AtLeast(0));
-    c.reload_gb = load.Number("reload_gb", c.reload_gb, AtLeast(0));
-    c.reload_every_epochs = load.Int("reload_every_epochs", c.reload_every_epochs, AtLeast(0));
-    c.storage_gb_per_s = load.Number("storage_gb_per_s", c.storage_gb_per_s, Above(0));
-    c.node_gb_per_s = load.Number("node_gb_per_s", c.node_gb_per_s, Above(0));
+    c.initial_load_gb = load.Number("initial_gb", c.initial_load_gb, Between(0, 1e9));
+    c.reload_gb = load.Number("reload_gb", c.reload_gb, Between(0, 1e9));
+    c.reload_every_epochs =
+        load.Int("reload_every_epochs", c.reload_every_epochs, Between(0, kMaxEpochs));
+    c.storage_gb_per_s = load.Number("storage_gb_per_s", c.storage_gb_per_s, kGbPerS);
+    c.node_gb_per_s = load.Number("node_gb_per_s", c.node_gb_per_s, kGbPerS);
     c.load_util = ParseRange(load, "util", c.load_util);
   }
 
@@ -106,11 +119,14 @@ TrainingJobConfig TrainingJobConfig::Parse(const config::ConfigNode& job) {
   if (eval.IsDefined()) {
     eval.CheckKnown({"every_epochs", "samples", "batch_per_gpu", "sample_forward_s",
                      "host_overhead_s", "serial_s", "util"});
-    c.eval_every_epochs = eval.Int("every_epochs", c.eval_every_epochs, AtLeast(0));
-    c.eval_samples = eval.Number("samples", c.eval_samples, AtLeast(0));
-    c.eval_batch_per_gpu = eval.Int("batch_per_gpu", c.eval_batch_per_gpu, AtLeast(1));
-    c.eval_sample_forward_s = eval.Number("sample_forward_s", c.eval_sample_forward_s, Above(0));
-    c.eval_host_overhead_s = eval.Number("host_overhead_s", c.eval_host_overhead_s, AtLeast(0));
+    c.eval_every_epochs = eval.Int("every_epochs", c.eval_every_epochs, Between(0, kMaxEpochs));
+    c.eval_samples = eval.Number("samples", c.eval_samples, Between(0, 1e12));
+    c.eval_batch_per_gpu =
+        eval.Int("batch_per_gpu", c.eval_batch_per_gpu, Between(1, kMaxGlobalBatch));
+    c.eval_sample_forward_s =
+        eval.Number("sample_forward_s", c.eval_sample_forward_s, Upto(kMaxSampleSeconds));
+    c.eval_host_overhead_s =
+        eval.Number("host_overhead_s", c.eval_host_overhead_s, Between(0, kMaxSampleSeconds));
     c.eval_serial_s = eval.DurationSeconds("serial_s", c.eval_serial_s, AtLeast(0));
     c.eval_util = ParseRange(eval, "util", c.eval_util);
   }

@@ -7,6 +7,7 @@
 
 #include "decide/constraints.h"
 #include "decide/policies/training.h"
+#include "sim/run_budget.h"
 
 namespace aiscale::sim {
 namespace {
@@ -376,15 +377,23 @@ nlohmann::json TrainingOracleResult::ToJson(double interval_s) const {
                      {"seconds", s.seconds}});
   }
   // Nodes at the start of every interval, the shape report.html draws for inference too.
+  // A job far longer than the run (1e12 steps) would otherwise make millions of points here:
+  // at most kMaxTimelinePoints, as for the run's own timeline (docs/limits.md).
   nlohmann::json reps = nlohmann::json::array();
+  bool truncated = false;
   if (interval_s > 0 && !plan.empty()) {
     size_t i = 0;
     for (double t = 0; t <= completion_s; t += interval_s) {
+      if (static_cast<int64_t>(reps.size()) >= kMaxTimelinePoints) {
+        truncated = true;
+        break;
+      }
       while (i + 1 < plan.size() && plan[i + 1].start_s <= t) ++i;
       reps.push_back(plan[i].nodes);
     }
   }
   j["oracle_plan"] = {{"interval_s", interval_s}, {"replicas", reps}, {"phases", steps}};
+  if (truncated) j["oracle_plan"]["truncated"] = true;
   return j;
 }
 
@@ -395,6 +404,13 @@ Result<TrainingOracleResult> ComputeTrainingOracle(const TrainingOracleInput& in
   p.in = &in;
   p.phases = JobPhases(in.job);
   if (p.phases.empty()) return Status::Invalid("unable to compute the training oracle: no phases");
+  // The exact search grows faster than linearly with phases (200 took over 10 s): past the
+  // budget the report says why there is no oracle instead of the run taking minutes.
+  if (p.phases.size() > kMaxOraclePhases) {
+    return Status::Invalid("unable to compute the training oracle: the job has " +
+                           std::to_string(p.phases.size()) + " phases; the oracle plans at most " +
+                           std::to_string(kMaxOraclePhases) + " (docs/limits.md)");
+  }
   // The sizes the policy may choose: never above the size the job asked for (its reference).
   const int hi = std::min({r.max_replicas, in.cluster_nodes, in.initial_replicas});
   for (int n = ((std::max(r.min_replicas, 1) + g - 1) / g) * g; n <= hi; n += g) {

@@ -216,7 +216,7 @@ TEST(InferenceSpec, EveryBadValueNamesFileLineColumnAndPath) {
        "s.yaml:25:26: " + svc + "trace.output_tokens: must be >= 1, got 0"},
       {"empty rate series window",
        {{25, "          start_s: 500"}},
-       "s.yaml:22:19: " + svc + "trace.format: the trace has no requests in its window"},
+       "s.yaml:23:19: " + svc + "trace.points: the trace has no requests in its window"},
       // Values so large (or small) that the model would hang, exhaust memory or overflow its
       // integer nanoseconds.
       {"huge batch",

@@ -10,6 +10,8 @@
 
 #include "core/bounded_file.h"
 
+#include "core/utf8.h"
+
 namespace aiscale::config {
 
 std::string ConfigError::ToString() const {
@@ -50,8 +52,10 @@ ConfigError ConfigNode::MakeError(const YAML::Node& at, const std::string& path,
   if (m.line < 0) m = mark_;
   e.line = m.line >= 0 ? m.line + 1 : 0;
   e.column = m.column >= 0 ? m.column + 1 : 0;
-  e.path = path;
-  e.message = message;
+  // A message may echo a scalar from the file; an error must print (and encode as JSON) whatever
+  // bytes that scalar held.
+  e.path = ToValidUtf8(path);
+  e.message = ToValidUtf8(message);
   return e;
 }
 
@@ -87,6 +91,10 @@ std::vector<std::pair<std::string, ConfigNode>> ConfigNode::Entries() const {
   }
   for (const auto& kv : node_) {
     const std::string key = kv.first.as<std::string>();
+    if (!IsValidUtf8(key)) {
+      errors_->Add(MakeError(kv.first, ChildPath(key), "key is not valid UTF-8"));
+      continue;
+    }
     out.emplace_back(key, ConfigNode(kv.second, ChildPath(key), file_, errors_));
   }
   return out;
@@ -132,9 +140,13 @@ int ConfigNode::Int(const std::string& key, int fallback, Bounds b) const {
   if (!Has(key)) return fallback;
   const YAML::Node n = node_[key];
   double v = 0;
-  if (!n.IsScalar() || !ParseDouble(n.Scalar(), v) || v != std::floor(v) || std::abs(v) > 2e9) {
+  if (!n.IsScalar() || !ParseDouble(n.Scalar(), v) || v != std::floor(v)) {
     ErrorAt(key, "must be an integer, got " +
                      (n.IsScalar() ? "'" + n.Scalar() + "'" : std::string("a non-scalar")));
+    return fallback;
+  }
+  if (std::abs(v) > kMaxConfigInt) {
+    ErrorAt(key, "must be an integer within +/-2e9 (an int), got '" + n.Scalar() + "'");
     return fallback;
   }
   return CheckBounds(key, v, b) ? static_cast<int>(v) : fallback;
@@ -157,6 +169,11 @@ std::string ConfigNode::String(const std::string& key, const std::string& fallba
   const YAML::Node n = node_[key];
   if (!n.IsScalar()) {
     ErrorAt(key, "must be a string");
+    return fallback;
+  }
+  // Names and labels end up in JSON reports, which cannot hold invalid UTF-8.
+  if (!IsValidUtf8(n.Scalar())) {
+    ErrorAt(key, "must be valid UTF-8 text");
     return fallback;
   }
   return n.Scalar();
@@ -207,7 +224,22 @@ double ConfigNode::DurationSeconds(const std::string& key, double fallback, Boun
     return fallback;
   }
   v *= mult;
-  return CheckBounds(key, v, b) ? v : fallback;
+  if (!CheckBounds(key, v, b)) return fallback;
+  // Every duration becomes int64 nanoseconds; past this it would wrap, and below 1 ns a
+  // positive interval would round to 0 and loop forever.
+  if (std::abs(v) > kMaxDurationSeconds) {
+    std::ostringstream os;
+    os << "must be at most " << kMaxDurationSeconds << " s (100 years), got " << v << " s";
+    ErrorAt(key, os.str());
+    return fallback;
+  }
+  if (v != 0 && std::abs(v) < kMinNonzeroDurationSeconds) {
+    std::ostringstream os;
+    os << "must be 0 or at least 1 microsecond (shorter rounds toward 0 ns), got " << v << " s";
+    ErrorAt(key, os.str());
+    return fallback;
+  }
+  return v;
 }
 
 double ConfigNode::RequiredNumber(const std::string& key, Bounds b) const {

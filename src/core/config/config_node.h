@@ -56,6 +56,13 @@ inline Bounds AtLeast(double min) { return Bounds{min, std::nullopt, false}; }
 inline Bounds Above(double min) { return Bounds{min, std::nullopt, true}; }
 inline Bounds Between(double min, double max) { return Bounds{min, max, false}; }
 
+// Limits every reader applies (docs/limits.md). A duration past kMaxDurationSeconds would wrap
+// int64 nanoseconds somewhere downstream; one below kMinNonzeroDurationSeconds is a period
+// that rounds toward 0 ns. Int() accepts only |v| <= kMaxConfigInt.
+inline constexpr double kMaxDurationSeconds = 100.0 * 365 * 86400;
+inline constexpr double kMinNonzeroDurationSeconds = 1e-6;
+inline constexpr double kMaxConfigInt = 2e9;
+
 class ConfigNode {
  public:
   // An undefined or invalid (yaml-cpp "zombie") node is normalized to a valid undefined one,
@@ -82,11 +89,13 @@ class ConfigNode {
   double Number(const std::string& key, double fallback, Bounds b = {}) const;
   int Int(const std::string& key, int fallback, Bounds b = {}) const;
   bool Bool(const std::string& key, bool fallback) const;
+  // Invalid UTF-8 is an error (names and labels are written into JSON reports).
   std::string String(const std::string& key, const std::string& fallback) const;
   // A string that must be one of `allowed`.
   std::string Enum(const std::string& key, const std::string& fallback,
                    const std::vector<std::string>& allowed) const;
   // Seconds, as a number or a string with unit: "90", 90, "500ms", "30s", "5m", "2h", "1d".
+  // Besides `b`, always within [1 us, 100 years] or exactly 0 (kMaxDurationSeconds).
   double DurationSeconds(const std::string& key, double fallback, Bounds b = {}) const;
   // Required variants: absent is an error.
   double RequiredNumber(const std::string& key, Bounds b = {}) const;

@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <set>
 
+#include "core/numeric.h"
+
 namespace aiscale::decide {
 namespace {
 
@@ -163,7 +165,8 @@ void AddFacts(const MetricOutcome& o, std::vector<Fact>& facts) {
 
 int64_t ToMilli(double v) {
   const double m = v * 1000.0;
-  return static_cast<int64_t>(std::ceil(m - 1e-6 * std::max(1.0, std::abs(m))));
+  // Saturating: an observed 1e300 must read as "huge", not as an undefined cast.
+  return SaturatingToInt64(std::ceil(m - 1e-6 * std::max(1.0, std::abs(m))));
 }
 
 HpaConfig HpaConfig::Parse(const config::ConfigNode& node) {

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <map>
 
+#include "core/numeric.h"
+
 namespace aiscale::decide::hpa {
 namespace {
 

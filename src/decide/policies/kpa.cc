@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <optional>
 
+#include "core/numeric.h"
+
 namespace aiscale::decide {
 namespace {
 
@@ -34,8 +36,9 @@ void SetTime(PersistentState& s, const char* key, std::optional<TimePoint> t) {
 std::optional<TimePoint> GetTime(const PersistentState& s, const char* key) {
   const std::vector<double>* v = s.FindVec(key);
   if (v == nullptr || v->size() != 2) return std::nullopt;
-  return TimePoint(
-      Duration(static_cast<int64_t>((*v)[0]) * kNsPerSecond + static_cast<int64_t>((*v)[1])));
+  // Restored state is data: saturate rather than overflow on a corrupt or foreign value.
+  return TimePoint(Duration(SaturatingAdd(SaturatingMul(SaturatingToInt64((*v)[0]), kNsPerSecond),
+                                          SaturatingToInt64((*v)[1]))));
 }
 
 // "%.6g" as printf writes it: std::to_chars is specified to produce printf's output for a
@@ -77,7 +80,8 @@ KpaConfig KpaConfig::Parse(const config::ConfigNode& node) {
   c.max_scale_up_rate = node.Number("max_scale_up_rate", c.max_scale_up_rate, config::Above(1));
   c.max_scale_down_rate =
       node.Number("max_scale_down_rate", c.max_scale_down_rate, config::Above(1));
-  c.activation_scale = node.Int("activation_scale", c.activation_scale, config::AtLeast(1));
+  c.activation_scale =
+      node.Int("activation_scale", c.activation_scale, config::Between(1, kMaxReplicaCount));
   c.scale_to_zero_grace_period_s = node.DurationSeconds(
       "scale_to_zero_grace_period", c.scale_to_zero_grace_period_s, config::AtLeast(6));
   c.allow_zero_initial_scale = node.Bool("allow_zero_initial_scale", c.allow_zero_initial_scale);
@@ -158,7 +162,7 @@ Recommendation KpaPolicy::Activate(const PolicyInput& in, PersistentState& state
   // Knative's activator demand with zero ready pods: ready counts as 1 for the rate limit.
   const double need = std::ceil(act.sum / params_.target);
   const double capped = std::min(need, std::ceil(params_.max_scale_up_rate));
-  r.desired = std::max({in.current, c_.activation_scale, static_cast<int>(capped)});
+  r.desired = std::max({in.current, c_.activation_scale, ClampToInt(capped, 0, kMaxReplicaCount)});
   r.valid = true;
   r.rule = "activate";
   r.reason = c_.activation_signal + " = " + Num(act.sum) + " with no ready replicas: ceil(" +
@@ -204,7 +208,7 @@ Recommendation KpaPolicy::Recommend(const PolicyInput& in, PersistentState& stat
 
   KpaPanicState ps;
   ps.panic_time = GetTime(state, kPanicTime);
-  ps.max_panic_pods = static_cast<int>(state.Get(kMaxPanicPods, 0));
+  ps.max_panic_pods = ClampToInt(state.Get(kMaxPanicPods, 0), 0, kMaxReplicaCount);
   const KpaDecision d = KpaScale(params_, stable.value, panic.value, in.ready, in.now, ps);
   SetTime(state, kPanicTime, ps.panic_time);
   state.Set(kMaxPanicPods, ps.max_panic_pods);

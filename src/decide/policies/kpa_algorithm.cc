@@ -4,6 +4,8 @@
 #include <cmath>
 #include <limits>
 
+#include "core/numeric.h"
+
 namespace aiscale::decide {
 namespace {
 
@@ -11,14 +13,9 @@ namespace {
 // ceil() up by one pod.
 double FloorToSixDigits(double v) { return std::floor(v * 1e6) / 1e6; }
 
-// Go's int32(float64) on values the KPA can produce; clamped so huge demand cannot wrap.
-int ToPods(double v) {
-  if (v >= static_cast<double>(std::numeric_limits<int>::max())) {
-    return std::numeric_limits<int>::max();
-  }
-  if (v <= 0) return 0;
-  return static_cast<int>(v);
-}
+// Go's int32(float64) on values the KPA can produce; saturated at kMaxReplicaCount so huge
+// demand cannot wrap and later arithmetic (current + step) cannot overflow. NaN -> 0.
+int ToPods(double v) { return ClampToInt(v, 0, kMaxReplicaCount); }
 
 }  // namespace
 

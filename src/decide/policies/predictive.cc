@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "core/numeric.h"
+
 namespace aiscale::decide {
 namespace {
 
@@ -53,7 +55,8 @@ std::vector<std::string> PredictivePolicy::Signals() const {
 int PredictivePolicy::NeedFor(double demand) const {
   const double x = demand / (cfg_.capacity_per_replica * cfg_.target_utilization);
   if (x <= cfg_.idle_fraction) return 0;
-  return static_cast<int>(std::ceil(x - 1e-9));
+  // Saturates at kMaxReplicaCount: a need of 1e12 must recommend the most, never wrap to 1.
+  return ReplicaCountCeil(x);
 }
 
 PredictivePolicy::Reactive PredictivePolicy::ReactiveNeed(const PolicyInput& in) const {
@@ -69,7 +72,7 @@ PredictivePolicy::Reactive PredictivePolicy::ReactiveNeed(const PolicyInput& in)
   }
   const double replicas = sum ? out.value / r.target : out.value * std::max(in.ready, 1) / r.target;
   // Strict: any demand at all needs a replica (scale-from-zero must not wait for a forecast).
-  out.need = replicas > 0 ? std::max(1, static_cast<int>(std::ceil(replicas - 1e-9))) : 0;
+  out.need = replicas > 0 ? std::max(1, ReplicaCountCeil(replicas)) : 0;
   out.ok = true;
   return out;
 }
@@ -80,7 +83,7 @@ void PredictivePolicy::Aggregate(const PolicyInput& in, PersistentState& state,
       static_cast<int64_t>(std::floor(SinceEpochSeconds(in.now) / cfg_.bucket_s));
   std::vector<double>& agg = state.Vec(kAgg);
   if (agg.size() != 3) agg.assign({static_cast<double>(bucket), 0, 0});
-  const int64_t open = static_cast<int64_t>(agg[0]);
+  const int64_t open = SaturatingToInt64(agg[0]);
   if (bucket > open) {
     if (agg[2] > 0) {
       // Score the forecast made `horizon` buckets ago, learn, then forecast as far again.
@@ -123,7 +126,7 @@ int PredictivePolicy::SlowDown(int raw, const PolicyInput& in, PersistentState& 
   while (expired + 1 < t.size() && t[expired] <= now_s - cfg_.scale_down_window_s) ++expired;
   t.erase(t.begin(), t.begin() + static_cast<std::ptrdiff_t>(expired));
   v.erase(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(expired));
-  int desired = static_cast<int>(v.front());
+  int desired = ClampToInt(v.front(), 0, kMaxReplicaCount);
   if (cfg_.scale_down_rate > 0 && desired < in.current) {
     if (now_s - state.Get(kLastDown, -1e18) < 60) {
       desired = in.current;
@@ -142,7 +145,7 @@ Recommendation PredictivePolicy::Recommend(const PolicyInput& in, PersistentStat
   // Time before the state's own: a new monotonic epoch (restart on another boot). Nothing
   // learned can be placed on the new time line, so start over rather than misalign seasons.
   const std::vector<double>* agg = state.FindVec(kAgg);
-  const bool reset = agg && agg->size() == 3 && bucket < static_cast<int64_t>((*agg)[0]);
+  const bool reset = agg && agg->size() == 3 && bucket < SaturatingToInt64((*agg)[0]);
   if (reset) state.values.clear();
 
   forecast::HoltWinters hw(cfg_.smoothing, state, "hw.");

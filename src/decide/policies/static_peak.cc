@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "core/numeric.h"
+
 namespace aiscale::decide {
 
 std::unique_ptr<Policy> StaticPeakPolicy::Make(const config::ConfigNode& node,
@@ -9,7 +11,9 @@ std::unique_ptr<Policy> StaticPeakPolicy::Make(const config::ConfigNode& node,
   (void)ctx;
   node.CheckKnown({"name", "replicas"});
   std::optional<int> replicas;
-  if (node.Has("replicas")) replicas = node.Int("replicas", 0, config::AtLeast(0));
+  if (node.Has("replicas")) {
+    replicas = node.Int("replicas", 0, config::Between(0, kMaxReplicaCount));
+  }
   return std::make_unique<StaticPeakPolicy>(replicas);
 }
 
@@ -17,7 +21,7 @@ Recommendation StaticPeakPolicy::Recommend(const PolicyInput& in, PersistentStat
   int n = replicas_.value_or(0);
   if (!replicas_) {
     if (!state.FindVec("replicas")) state.Set("replicas", in.current);
-    n = static_cast<int>(state.Get("replicas", in.current));
+    n = ClampToInt(state.Get("replicas", in.current), 0, kMaxReplicaCount);
   }
   return {n,
           true,

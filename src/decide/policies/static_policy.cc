@@ -2,10 +2,12 @@
 
 #include <string>
 
+#include "core/numeric.h"
+
 namespace aiscale::decide {
 
 StaticPolicy StaticPolicy::Parse(const config::ConfigNode& node, int fallback) {
-  return StaticPolicy(node.Int("replicas", fallback, config::AtLeast(0)));
+  return StaticPolicy(node.Int("replicas", fallback, config::Between(0, kMaxReplicaCount)));
 }
 
 Recommendation StaticPolicy::Recommend(const PolicyInput& in, PersistentState& state) const {

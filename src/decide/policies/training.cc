@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/numeric.h"
 #include "core/signal.h"
 #include "decide/policies/training_tick.h"
 
@@ -37,7 +38,7 @@ TrainingConfig TrainingConfig::Parse(const config::ConfigNode& node, const Workl
   c.gain_margin = node.Number("gain_margin", c.gain_margin, AtLeast(0));
   c.grace_period_s = node.DurationSeconds("grace_period", c.grace_period_s, AtLeast(0));
   c.warmup_s = node.DurationSeconds("warmup", c.warmup_s, AtLeast(0));
-  c.reference_replicas = node.Int("reference_replicas", 0, AtLeast(0));
+  c.reference_replicas = node.Int("reference_replicas", 0, Between(0, kMaxReplicaCount));
   c.expected_efficiency = node.Number("expected_efficiency", c.expected_efficiency, Between(0, 1));
   if (node.Has("expected_efficiency") && c.expected_efficiency <= 0) {
     node.ErrorAt("expected_efficiency", "must be > 0");

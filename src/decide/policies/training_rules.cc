@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/numeric.h"
 #include "core/signal.h"
 #include "decide/policies/training_tick.h"
 #include "decide/training/size_planner.h"
@@ -187,7 +188,7 @@ int IoBoundSize(const TrainingTick& k, double util) {
     // Already past the threshold or no 1/n shape: keep the estimate from one point.
     if (b > 0 && a < umax) m = b / (umax - a);
   }
-  return std::max(floor, CeilTo(static_cast<int>(std::ceil(m - 1e-9)), k.g));
+  return std::max(floor, CeilTo(ReplicaCountCeil(m), k.g));
 }
 
 }  // namespace

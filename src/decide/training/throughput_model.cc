@@ -5,6 +5,8 @@
 #include <cmath>
 #include <limits>
 
+#include "core/numeric.h"
+
 namespace aiscale::decide {
 namespace {
 
@@ -249,7 +251,7 @@ ThroughputModel ThroughputModel::Load(const PersistentState& state, const std::s
   const std::vector<double>* v = state.FindVec(prefix + ".buckets");
   if (v) {
     for (size_t i = 0; i + kFields <= v->size() && m.buckets_.size() < kMaxBuckets; i += kFields) {
-      Bucket b{static_cast<int>((*v)[i]),
+      Bucket b{ClampToInt((*v)[i], 0, kMaxReplicaCount),
                (*v)[i + 1],
                (*v)[i + 2],
                (*v)[i + 3],

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 
+#include "core/numeric.h"
 #include "core/signal.h"
+#include "sim/run_budget.h"
 
 namespace aiscale::sim::inference {
 
@@ -91,8 +93,7 @@ Status InferenceService::Apply(int desired) {
   const int current = static_cast<int>(active_.size());
   if (desired == current) return Status::Ok();
   ++scale_events_;
-  const int64_t ready_at =
-      engine_->now_ns() + static_cast<int64_t>(spec_->ColdStartSeconds() * 1e9);
+  const int64_t ready_at = engine_->now_ns() + SaturatingNanos(spec_->ColdStartSeconds());
   for (int i = current; i < desired; ++i) active_.push_back(engine_->AddReplica(ready_at));
   if (desired >= current) return Status::Ok();
   // Which to remove: starting ones first (newest first), then the least loaded ready ones.
@@ -124,7 +125,7 @@ std::vector<Observation> InferenceService::Signal(std::string_view name, TimePoi
   // A rate over a window that has not been open for a whole window yet is no rate (as
   // Prometheus' rate() with too few samples returns nothing): a 0 at start-up would read as
   // "no demand" and scale a warm service down.
-  const bool window_full = t >= static_cast<int64_t>(spec_->engine.window_s * 1e9);
+  const bool window_full = t >= SaturatingNanos(spec_->engine.window_s);
   if ((name == signals::kRequestRate || name == signals::kTokensPerS) && !window_full) return out;
   if (name == signals::kRequestRate) {
     one(st.ArrivalRate(t));
@@ -232,7 +233,7 @@ nlohmann::json InferenceService::TimelinePoint(TimePoint now) const {
   // Since the previous point (or one report interval, for the first): every completion is in
   // exactly one point's p99, unlike the signals' 15 s window.
   const int64_t from =
-      last_point_ns_ >= 0 ? last_point_ns_ : t - static_cast<int64_t>(env_.report_interval_s * 1e9);
+      last_point_ns_ >= 0 ? last_point_ns_ : t - SaturatingNanos(env_.report_interval_s);
   last_point_ns_ = t;
   return {{"t_s", SinceEpochSeconds(now)},
           {"arrived", static_cast<double>(st.arrived())},
@@ -263,16 +264,36 @@ std::unique_ptr<SimWorkload> BuildInferenceService(const config::ConfigNode& wor
   if (st.ok()) {
     std::vector<traces::TraceRequest> buf;
     size_t total = 0;
+    int64_t second = -1, in_second = 0;  // arrivals come in time order
     do {
       buf.clear();
       st = (*stream)->Next(buf, 1 << 15);
       total += buf.size();
+      for (const auto& r : buf) {
+        const int64_t s = r.arrival_ns / 1'000'000'000;
+        in_second = s == second ? in_second + 1 : 1;
+        second = s;
+        if (in_second > kMaxRequestsPerSecond) {
+          st = Status::Invalid("more than " + std::to_string(kMaxRequestsPerSecond) +
+                               " requests arrive within the second at t = " + std::to_string(s) +
+                               " s of the replay; at most that many per second (docs/limits.md)");
+          break;
+        }
+      }
+      if (st.ok() && total > static_cast<size_t>(kMaxRequestsPerWorkload)) {
+        st = Status::Invalid("the trace yields more than " +
+                             std::to_string(kMaxRequestsPerWorkload) +
+                             " requests in its window (after rate_multiplier); at most that many "
+                             "per workload per run (docs/limits.md): use duration_s or a smaller "
+                             "rate_multiplier");
+      }
     } while (st.ok() && !buf.empty());
     if (st.ok() && total == 0) st = Status::Error("the trace has no requests in its window");
   }
   if (!st.ok()) {
     const config::ConfigNode trace = body.Child("trace");
-    trace.ErrorAt(trace.Has("path") ? "path" : "format", st.message());
+    trace.ErrorAt(trace.Has("path") ? "path" : (trace.Has("points") ? "points" : "format"),
+                  st.message());
     return nullptr;
   }
   return std::make_unique<InferenceService>(std::move(spec), env);

@@ -35,7 +35,7 @@ std::unique_ptr<InferenceSpec> InferenceSpec::Parse(const config::ConfigNode& no
   cs.CheckKnown({"provisioning_s", "model_load_s"});
   spec->provisioning_s = cs.DurationSeconds("provisioning_s", 30, Between(0, kMaxSeconds));
   spec->model_load_s = cs.DurationSeconds("model_load_s", 60, Between(0, kMaxSeconds));
-  spec->price_per_gpu_hour = node.Number("price_per_gpu_hour", 0, AtLeast(0));
+  spec->price_per_gpu_hour = node.Number("price_per_gpu_hour", 0, Between(0, 1e6));
 
   const auto slo = node.Child("slo");
   if (!slo.IsDefined()) node.ErrorAt("slo", "is required (ttft_s, latency_s)");
@@ -50,7 +50,7 @@ std::unique_ptr<InferenceSpec> InferenceSpec::Parse(const config::ConfigNode& no
   const auto q = node.Child("queue");
   q.CheckKnown({"timeout_s", "max_len"});
   spec->engine.queue_timeout_s = q.DurationSeconds("timeout_s", 60, Positive(kMaxSeconds));
-  spec->engine.max_queue = q.Int("max_len", 0, AtLeast(0));
+  spec->engine.max_queue = q.Int("max_len", 0, Between(0, 1e8));
   spec->engine.window_s =
       node.DurationSeconds("metrics_window_s", default_window_s, Positive(kMaxWindowSeconds));
   spec->engine.seed = seed;

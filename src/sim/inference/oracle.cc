@@ -5,6 +5,8 @@
 #include <map>
 #include <queue>
 
+#include "core/numeric.h"
+
 namespace aiscale::sim::inference {
 namespace {
 
@@ -89,7 +91,7 @@ Result<OracleResult> ComputeOracle(traces::RequestStream& stream, const OracleOp
     return Status::Error("oracle interval " + std::to_string(o.interval_s) +
                          " s is outside [0.001, 1e9] s");
   }
-  const int64_t interval_ns = static_cast<int64_t>(o.interval_s * 1e9);
+  const int64_t interval_ns = SaturatingNanos(o.interval_s);
   const double target = o.engine.slo.attainment;
 
   // Pass 1: per interval, the size that gets every achievable good request (N_m) and the

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/numeric.h"
+
 namespace aiscale::sim::inference {
 namespace {
 constexpr int64_t kSecond = 1'000'000'000;
@@ -10,8 +12,8 @@ constexpr int64_t kSecond = 1'000'000'000;
 
 RequestStats::RequestStats(Slo slo, int64_t window_ns)
     : slo_(slo),
-      slo_ttft_ns_(static_cast<int64_t>(slo.ttft_s * 1e9)),
-      slo_latency_ns_(static_cast<int64_t>(slo.latency_s * 1e9)),
+      slo_ttft_ns_(SaturatingNanos(slo.ttft_s)),
+      slo_latency_ns_(SaturatingNanos(slo.latency_s)),
       window_ns_(std::max<int64_t>(window_ns, kSecond)),
       ring_(static_cast<size_t>(window_ns_ / kSecond) + 2) {}
 

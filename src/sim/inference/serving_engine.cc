@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/numeric.h"
+
 namespace aiscale::sim::inference {
 namespace {
 
@@ -18,11 +20,11 @@ double Unit(uint64_t h) { return (static_cast<double>(h >> 11) + 0.5) * 0x1.0p-5
 
 ServingEngine::ServingEngine(EngineOptions o)
     : o_(std::move(o)),
-      stats_(o_.slo, static_cast<int64_t>(o_.window_s * 1e9)),
-      timeout_ns_(static_cast<int64_t>(o_.queue_timeout_s * 1e9)),
+      stats_(o_.slo, SaturatingNanos(o_.window_s)),
+      timeout_ns_(SaturatingNanos(o_.queue_timeout_s)),
       heads_(static_cast<size_t>(o_.model.Slots()) + 1, -1),
       min_level_(static_cast<int>(heads_.size())) {
-  stats_.SetRetention(static_cast<int64_t>(o_.stats_retention_s * 1e9));
+  stats_.SetRetention(SaturatingNanos(o_.stats_retention_s));
 }
 
 void ServingEngine::Link(Replica& r) {

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/strict_json.h"
+#include "core/numeric.h"
 #include "sim/traces/csv_fields.h"
 #include "sim/traces/line_trace_stream.h"
 
@@ -86,7 +87,12 @@ class MooncakeStream final : public LineTraceStream {
       }
     }
     if (in > 4e9 || out > 4e9) return FieldError(where, "input_length", "too large");
-    req.arrival_ns = static_cast<int64_t>(std::llround(ts_ms * 1e6));
+    // Arrivals are int64 nanoseconds; 1e12 ms (31 years) keeps them far from wrapping.
+    if (ts_ms > 1e12) {
+      return FieldError(where, "timestamp",
+                        "must be at most 1e12 ms (31 years), got " + std::to_string(ts_ms));
+    }
+    req.arrival_ns = SaturatingToInt64(std::round(ts_ms * 1e6));
     req.input_tokens = static_cast<uint32_t>(in);
     req.output_tokens = std::max<uint32_t>(1, static_cast<uint32_t>(out));
     return Status::Ok();

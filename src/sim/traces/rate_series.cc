@@ -3,6 +3,9 @@
 #include <cmath>
 #include <random>
 
+#include "core/numeric.h"
+
+#include "sim/run_budget.h"
 #include "sim/traces/csv_fields.h"
 #include "sim/traces/line_reader.h"
 
@@ -33,7 +36,7 @@ class RateStream final : public RequestStream {
       }
       t_ += gap;
       TraceRequest r;
-      r.arrival_ns = static_cast<int64_t>((t_ - origin) * 1e9);
+      r.arrival_ns = SaturatingNanos(t_ - origin);
       r.input_tokens = o_.input_tokens;
       r.output_tokens = o_.output_tokens;
       out.push_back(r);
@@ -88,9 +91,10 @@ Result<std::unique_ptr<RequestSource>> RateSeries(RateSeriesOptions options) {
   }
   double expected = 0;
   for (size_t i = 0; i + 1 < p.size(); ++i) expected += p[i].rate_per_s * (p[i + 1].t_s - p[i].t_s);
-  if (expected > 1e9) {
+  if (expected > static_cast<double>(kMaxRequestsPerWorkload)) {
     return Status::Error("rate series: expects " + std::to_string(expected) +
-                         " requests (rate x time summed over the points); at most 1e9");
+                         " requests (rate x time summed over the points); at most " +
+                         std::to_string(kMaxRequestsPerWorkload) + " per run (docs/limits.md)");
   }
   if (options.output_tokens == 0) return Status::Error("rate series: output_tokens must be >= 1");
   return std::unique_ptr<RequestSource>(std::make_unique<RateSource>(std::move(options)));

@@ -19,6 +19,7 @@ constexpr double kMaxSeconds = 1e9;
 constexpr double kMaxMultiplier = 1000;
 constexpr double kMinCompression = 1e-3, kMaxCompression = 1e6;
 constexpr double kMaxJitterSeconds = 86400;
+constexpr double kMaxTokens = 10'000'000;  // per request, input or output
 
 }  // namespace
 
@@ -77,8 +78,8 @@ std::unique_ptr<RequestSource> ParseTraceSpec(const config::ConfigNode& node,
   } else {
     RateSeriesOptions r;
     r.seed = t.seed;
-    r.input_tokens = static_cast<uint32_t>(node.Int("input_tokens", 512, AtLeast(0)));
-    r.output_tokens = static_cast<uint32_t>(node.Int("output_tokens", 128, AtLeast(1)));
+    r.input_tokens = static_cast<uint32_t>(node.Int("input_tokens", 512, Between(0, kMaxTokens)));
+    r.output_tokens = static_cast<uint32_t>(node.Int("output_tokens", 128, Between(1, kMaxTokens)));
     if (!path.empty()) {
       auto pts = LoadRateSeriesCsv(path);
       if (!pts.ok()) {

@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <random>
 
+#include "core/numeric.h"
+
 namespace aiscale::sim::traces {
 namespace {
 
@@ -12,10 +14,11 @@ class TransformedStream final : public RequestStream {
  public:
   TransformedStream(std::unique_ptr<RequestStream> inner, const TransformOptions& o)
       : inner_(std::move(inner)), o_(o), rng_(o.seed) {
-    start_ns_ = static_cast<int64_t>(o.start_s * 1e9);
-    end_ns_ = o.duration_s > 0 ? start_ns_ + static_cast<int64_t>(o.duration_s * 1e9) : INT64_MAX;
-    jitter_ns_ = static_cast<int64_t>(o.jitter_s * 1e9 / o.time_compression);
-    whole_ = static_cast<int>(std::floor(o.rate_multiplier));
+    start_ns_ = SaturatingNanos(o.start_s);
+    end_ns_ =
+        o.duration_s > 0 ? SaturatingAdd(start_ns_, SaturatingNanos(o.duration_s)) : INT64_MAX;
+    jitter_ns_ = SaturatingNanos(o.jitter_s / o.time_compression);
+    whole_ = ClampToInt(std::floor(o.rate_multiplier), 0, 1'000'000);
     frac_ = o.rate_multiplier - whole_;
   }
 
@@ -61,8 +64,9 @@ class TransformedStream final : public RequestStream {
           continue;
         }
         r = raw;
-        r.arrival_ns = static_cast<int64_t>(static_cast<double>(raw.arrival_ns - start_ns_) /
-                                            o_.time_compression);
+        // Compressing by < 1 stretches time: saturate rather than wrap past int64.
+        r.arrival_ns = SaturatingToInt64(static_cast<double>(raw.arrival_ns - start_ns_) /
+                                         o_.time_compression);
         return true;
       }
       if (inner_done_) return false;
@@ -87,7 +91,7 @@ class TransformedStream final : public RequestStream {
     const size_t first_extra = pending_.size();
     for (int i = 1; i < copies; ++i) {
       TraceRequest c = r;
-      c.arrival_ns += static_cast<int64_t>(uniform_(rng_) * spread);
+      c.arrival_ns = SaturatingAdd(c.arrival_ns, SaturatingToInt64(uniform_(rng_) * spread));
       pending_.push_back(c);
     }
     std::sort(
