@@ -249,7 +249,7 @@ int RunSimulation(const SimFlags& f) {
   const double wall =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   if (f.json) {
-    std::cout << report.dump(1) << "\n";
+    std::cout << report.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   } else {
     std::cout << "scenario " << result->scenario << " (seed " << result->seed << ")\n\n";
     PrintTable(report, std::cout);

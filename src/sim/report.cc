@@ -156,7 +156,10 @@ nlohmann::json ReportJson(const ScenarioResult& r) {
 
 std::string DecisionLogJsonl(const RunResult& r) {
   std::ostringstream os;
-  for (const Decision& d : r.decisions) os << ToJson(d).dump() << "\n";
+  // Names and labels are checked for UTF-8 at input; `replace` keeps anything that slipped
+  // past that from throwing while a run's results are written (a crash would lose them).
+  for (const Decision& d : r.decisions)
+    os << ToJson(d).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   return os.str();
 }
 
@@ -179,7 +182,8 @@ Result<WrittenReport> WriteReport(const ScenarioResult& r, const std::string& di
   const fs::path base(dir);
   out.json_path = (base / "report.json").string();
   out.html_path = (base / "report.html").string();
-  RETURN_IF_ERROR(WriteFileAtomic(out.json_path, j.dump(1) + "\n"));
+  RETURN_IF_ERROR(WriteFileAtomic(
+      out.json_path, j.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n"));
   RETURN_IF_ERROR(WriteFileAtomic(out.html_path, ReportHtml(j)));
   for (const auto& run : r.runs) {
     names.push_back(DecisionLogFileName(run.policy));
