@@ -23,6 +23,7 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 
 #include <unistd.h>
@@ -320,8 +321,46 @@ int InitialReplicas(int i) {
   return std::max(1, (20 + (i % 97) * 2) / 16);
 }
 
+// Forwards to a Store and times its WriteBatch (the tick's one commit).
+class TimedStore final : public Store {
+ public:
+  explicit TimedStore(Store& inner) : inner_(inner) {}
+  Status Append(const Decision& d) override { return inner_.Append(d); }
+  Status WriteBatch(const std::vector<StoreWrite>& writes) override {
+    const auto t0 = std::chrono::steady_clock::now();
+    Status st = inner_.WriteBatch(writes);
+    write_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return st;
+  }
+  Result<std::vector<Decision>> Recent(const std::string& w, size_t n) override {
+    return inner_.Recent(w, n);
+  }
+  Result<PersistentState> LoadState(const std::string& key) override {
+    return inner_.LoadState(key);
+  }
+  Status SaveState(const std::string& key, const PersistentState& s) override {
+    return inner_.SaveState(key, s);
+  }
+  double write_s = 0;
+
+ private:
+  Store& inner_;
+};
+
 struct MixWorld {
+  ~MixWorld() {
+    ctl.reset();
+    timed.reset();
+    sqlite.reset();
+    if (!db.empty()) {
+      for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(db + suffix);
+    }
+  }
   sim::SimClock clock{AtSeconds(1'700'000'000)};
+  std::string db;  // with a store: a temp file, removed with the world
+  std::unique_ptr<store::SqliteStore> sqlite;
+  std::unique_ptr<TimedStore> timed;
+  double growth_bytes_per_s = 0;  // database growth over the second half of the warm-up
   std::unique_ptr<MixActuator> actuator;
   std::unique_ptr<MixSource> source;
   std::unique_ptr<Telemetry> telemetry;
@@ -360,15 +399,42 @@ constexpr int kWarmupTicks = 120;
 
 // Built once per (count, daemon-like) and shared by every repetition, so the warm-up is
 // paid once.
-MixWorld* MixWorldFor(int count, bool daemon_like, std::string& error) {
+// The store a deployment runs (issue 11): SQLite in WAL mode with synchronous=NORMAL, changes
+// and 5-minute heartbeats only, 7 days kept, a file in the temp directory.
+Status OpenMixStore(MixWorld& w) {
+  w.db = (std::filesystem::temp_directory_path() /
+          ("aiscale-mix-" + std::to_string(::getpid()) + ".db"))
+             .string();
+  for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(w.db + suffix);
+  store::StoreOptions o;
+  o.sync_every_commit = false;
+  o.heartbeat = Seconds(300);
+  o.retention = Seconds(7 * 86400);
+  ASSIGN_OR_RETURN(w.sqlite, store::SqliteStore::Open(w.db, o));
+  w.timed = std::make_unique<TimedStore>(*w.sqlite);
+  return Status::Ok();
+}
+
+int64_t DbBytes(MixWorld& w) {
+  auto n = w.sqlite ? w.sqlite->SizeBytes() : Result<int64_t>(int64_t{0});
+  return n.ok() ? *n : 0;
+}
+
+MixWorld* MixWorldFor(int count, bool daemon_like, bool with_store, std::string& error) {
   // One world at a time: a benchmark's repetitions run back to back, and a 10,000-workload
   // world holds ~3 GB of signal histories (4096 samples per history, allocated up front).
-  static std::pair<int, bool> key;
+  static std::tuple<int, bool, bool> key;
   static std::unique_ptr<MixWorld> slot;
-  if (slot && key == std::make_pair(count, daemon_like)) return slot.get();
+  if (slot && key == std::make_tuple(count, daemon_like, with_store)) return slot.get();
   slot.reset();
-  key = {count, daemon_like};
+  key = {count, daemon_like, with_store};
   auto w = std::make_unique<MixWorld>();
+  if (with_store) {
+    if (Status st = OpenMixStore(*w); !st.ok()) {
+      error = st.message();
+      return nullptr;
+    }
+  }
   std::vector<int> initial;
   for (int i = 0; i < count; ++i) initial.push_back(InitialReplicas(i));
   w->actuator = std::make_unique<MixActuator>(std::move(initial));
@@ -381,29 +447,36 @@ MixWorld* MixWorldFor(int count, bool daemon_like, std::string& error) {
     o.telemetry = w->telemetry.get();
     o.board = w->board.get();
   }
-  w->ctl = std::make_unique<control::Controller>(w->clock, nullptr, o);
+  w->ctl = std::make_unique<control::Controller>(w->clock, w->timed.get(), o);
   if (Status st = AddMixWorkloads(*w, count); !st.ok()) {
     error = st.message();
     return nullptr;
   }
+  int64_t half_bytes = 0;
   for (int k = 0; k < kWarmupTicks; ++k) {
+    if (k == kWarmupTicks / 2) half_bytes = DbBytes(*w);
     w->clock.Advance(Seconds(15));
     w->ctl->Collect();
     w->ctl->Tick();
   }
+  // Past the first heartbeat period, so the first tick's full write is not counted.
+  w->growth_bytes_per_s =
+      static_cast<double>(DbBytes(*w) - half_bytes) / (15.0 * (kWarmupTicks - kWarmupTicks / 2));
   slot = std::move(w);
   return slot.get();
 }
 
-void RunMix(benchmark::State& state, bool daemon_like) {
+void RunMix(benchmark::State& state, bool daemon_like, bool with_store = false) {
   const int count = static_cast<int>(state.range(0));
   std::string error;
-  MixWorld* w = MixWorldFor(count, daemon_like, error);
+  MixWorld* w = MixWorldFor(count, daemon_like, with_store, error);
   if (!w) {
     state.SkipWithError(error.c_str());
     return;
   }
   double collect_s = 0;
+  const double write_before = w->timed ? w->timed->write_s : 0;
+  const auto stats_before = w->sqlite ? w->sqlite->Stats() : store::SqliteStore::WriteStats{};
   size_t decisions = 0, valid = 0, scaled = 0;
   for (auto _ : state) {
     state.PauseTiming();
@@ -426,13 +499,34 @@ void RunMix(benchmark::State& state, bool daemon_like) {
   state.counters["collect_ms"] = 1000 * collect_s / iters;
   state.counters["valid_frac"] = decisions ? static_cast<double>(valid) / decisions : 0;
   state.counters["scaled_per_tick"] = static_cast<double>(scaled) / iters;
+  if (w->timed) {
+    state.counters["write_ms"] = 1000 * (w->timed->write_s - write_before) / iters;
+    state.counters["db_MB"] = static_cast<double>(DbBytes(*w)) / 1e6;
+    state.counters["GB_per_day"] = w->growth_bytes_per_s * 86400 / 1e9;
+    const auto st = w->sqlite->Stats();
+    state.counters["decisions_stored_per_tick"] =
+        static_cast<double>(st.decisions_written - stats_before.decisions_written) / iters;
+    state.counters["states_stored_per_tick"] =
+        static_cast<double>(st.states_written - stats_before.states_written) / iters;
+  }
 }
 
 void BM_TickPolicyMix(benchmark::State& s) { RunMix(s, false); }
 // With the telemetry and the API's live board the daemon also updates every tick.
 void BM_TickPolicyMixDaemonLike(benchmark::State& s) { RunMix(s, true); }
 
+// The same with the store a deployment runs (issue 11 §4): SqliteStore, WAL, synchronous=NORMAL,
+// 5-minute heartbeats, 7 days of retention. write_ms is the tick's WriteBatch (inside the tick
+// time), db_MB the file after the warm-up and the iterations, GB_per_day the growth over the
+// second quarter hour of the warm-up (after the first heartbeat period) extrapolated to a day.
+void BM_TickPolicyMixSqlite(benchmark::State& s) { RunMix(s, false, true); }
+
 BENCHMARK(BM_TickPolicyMix)->Arg(10000)->Arg(1000)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_TickPolicyMixSqlite)
+    ->Arg(10000)
+    ->Arg(1000)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 BENCHMARK(BM_TickPolicyMixDaemonLike)->Arg(10000)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace

@@ -231,6 +231,7 @@ void Describe(std::ostream& os, const Decision& d) {
   // Wall time when the daemon stamped it; the monotonic t only for simulator records.
   os << (wall.empty() ? "t=" + Num(SinceEpochSeconds(d.at)) + "s" : wall) << "  " << d.workload
      << "  policy " << d.policy << "  scale " << d.current << " (" << d.ready << " ready)\n";
+  if (d.unchanged_ticks > 0) os << "  " << d.UnchangedText() << "\n";  // a store heartbeat
   os << "  seen:        " << Seen(d) << "\n";
   const Recommendation& r = d.recommendation;
   if (r.valid) {

@@ -142,11 +142,32 @@ std::string Resolve(const std::string& path, const std::string& file) {
   return (std::filesystem::path(file).parent_path() / path).lexically_normal().string();
 }
 
+// `store:` is the file's path, or a map:
+//   store: {path: FILE, heartbeat: 5m, retention: 7d, sync: normal}
+// heartbeat: a decision is stored when it changed, and otherwise once per heartbeat saying how
+// many unchanged ticks it stands for (0 stores every tick); retention: decisions older than it
+// are deleted, a bounded batch per tick (0 keeps them); sync: full fsyncs every commit, normal
+// lets a power cut lose the last commits (WAL keeps the file consistent either way).
+void ParseStore(const ConfigNode& spec, ControllerConfig& cfg) {
+  const ConfigNode s = spec.Child("store");
+  if (!s.IsMap()) {
+    cfg.store_path = Resolve(spec.String("store", ""), cfg.file);
+    return;
+  }
+  s.CheckKnown({"path", "heartbeat", "retention", "sync"});
+  cfg.store_path = Resolve(s.RequiredString("path"), cfg.file);
+  store::StoreOptions& o = cfg.store_options;
+  o.heartbeat =
+      Seconds(s.DurationSeconds("heartbeat", ToSeconds(o.heartbeat), config::Between(0, 86400)));
+  o.retention = Seconds(s.DurationSeconds("retention", 0, config::Between(0, 3650 * 86400.0)));
+  o.sync_every_commit = s.Enum("sync", "full", {"full", "normal"}) == "full";
+}
+
 void ParseSpec(const ConfigNode& spec, const Registries& reg, ControllerConfig& cfg) {
   spec.CheckKnown(
       {"period", "store", "run_dir", "server", "sources", "workloads", "leader_election"});
   cfg.period_s = spec.DurationSeconds("period", cfg.period_s, Above(0));
-  cfg.store_path = Resolve(spec.String("store", ""), cfg.file);
+  ParseStore(spec, cfg);
   cfg.run_dir = Resolve(spec.String("run_dir", ""), cfg.file);
   if (cfg.run_dir.empty() && !cfg.store_path.empty()) cfg.run_dir = cfg.store_path + ".run";
   ParseServer(spec, cfg);

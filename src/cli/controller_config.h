@@ -21,6 +21,7 @@
 #include "core/config/config_node.h"
 #include "core/result.h"
 #include "core/spec.h"
+#include "store/store_options.h"
 
 namespace aiscale::cli {
 
@@ -30,11 +31,20 @@ struct ServerConfig {
   int port = 9464;                 // 0: any free port
 };
 
+// What `store: PATH` means: changes and 5-minute heartbeats, everything kept, fsync per commit.
+inline store::StoreOptions DefaultStoreOptions() {
+  store::StoreOptions o;
+  o.heartbeat = Seconds(300);
+  return o;
+}
+
 struct ControllerConfig {
   std::string file;  // where it was read from
   double period_s = 15;
   std::string store_path;  // empty: decisions and state are not persisted
-  std::string run_dir;     // the daemon's own files (replica pid records); default beside the store
+  // `store:` as a map: heartbeat (changes only, plus one record per heartbeat), retention, sync.
+  store::StoreOptions store_options = DefaultStoreOptions();
+  std::string run_dir;  // the daemon's own files (replica pid records); default beside the store
   ServerConfig server;
   // Off unless the file has a leader_election map; its connection is resolved as a kubernetes
   // target's `auth:` (in-cluster, else $KUBECONFIG, else ~/.kube/config).

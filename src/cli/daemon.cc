@@ -38,7 +38,7 @@ Status Daemon::OpenStore() {
   std::error_code ec;
   const auto dir = std::filesystem::path(cfg_.store_path).parent_path();
   if (!dir.empty()) std::filesystem::create_directories(dir, ec);
-  auto s = store::SqliteStore::Open(cfg_.store_path);
+  auto s = store::SqliteStore::Open(cfg_.store_path, cfg_.store_options);
   if (!s.ok()) return s.status().Wrap("unable to open store " + cfg_.store_path);
   store_ = std::move(s).value();
   return Status::Ok();

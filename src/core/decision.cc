@@ -16,6 +16,20 @@ std::string_view ActionName(Action a) {
   return "unknown";
 }
 
+std::string Decision::UnchangedText() const {
+  if (unchanged_ticks <= 0) return "";
+  std::ostringstream os;
+  os << "unchanged for " << unchanged_ticks << " tick" << (unchanged_ticks == 1 ? "" : "s")
+     << " since ";
+  const std::string since = FormatWallTime(WallTime(wall.time_since_epoch() - unchanged_for));
+  if (wall.time_since_epoch().count() != 0 && !since.empty()) {
+    os << since;
+  } else {
+    os << "t=" << SinceEpochSeconds(at - unchanged_for) << "s";
+  }
+  return os.str();
+}
+
 std::string Decision::Summary() const {
   std::ostringstream os;
   const std::string when = FormatWallTime(wall);
@@ -25,6 +39,7 @@ std::string Decision::Summary() const {
   } else {
     os << " " << when << " ";
   }
+  if (unchanged_ticks > 0) os << "(" << UnchangedText() << ") ";
   os << policy << ": current=" << current << " ready=" << ready
      << " recommended=" << recommendation.desired << (recommendation.valid ? "" : " (invalid)")
      << " [" << recommendation.rule << "] " << recommendation.reason
@@ -78,6 +93,10 @@ nlohmann::json ToJson(const Decision& d) {
   if (d.action == Action::kFailed) j["action_code"] = StatusCodeName(d.action_code);
   if (d.wall.time_since_epoch().count() != 0) {
     j["wall_s"] = ToSeconds(d.wall.time_since_epoch());
+  }
+  if (d.unchanged_ticks > 0) {
+    j["unchanged_ticks"] = d.unchanged_ticks;
+    j["unchanged_for_s"] = ToSeconds(d.unchanged_for);
   }
   return j;
 }

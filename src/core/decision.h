@@ -1,5 +1,6 @@
 // Decision: the record of one tick for one workload: what was seen, recommended, stabilized,
-// constrained and done, and why. Written for every tick, whether or not anything changed.
+// constrained and done, and why. Made every tick; a Store may keep only the ticks where
+// something changed plus heartbeats (unchanged_ticks > 0) that stand for the ticks between.
 #pragma once
 
 #include <string>
@@ -44,6 +45,13 @@ struct Decision {
   Action action = Action::kNone;
   StatusCode action_code = StatusCode::kOk;  // the error kind when action is kFailed
   std::string action_detail;
+  // A heartbeat record (set by a Store that keeps changes only): this tick's decision stands
+  // for unchanged_ticks ticks, this one included, with the same outcome as the record stored
+  // unchanged_for before it. 0 on every decision as made.
+  int unchanged_ticks = 0;
+  Duration unchanged_for{};
+  // "unchanged for K ticks since <time>" for a heartbeat record; empty otherwise.
+  std::string UnchangedText() const;
   // The whole story in one line, for logs and the API.
   std::string Summary() const;
 };

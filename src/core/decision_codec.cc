@@ -1,8 +1,14 @@
 #include "core/decision_codec.h"
 
+#include <algorithm>
+#include <charconv>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <limits>
 #include <string>
+#include <string_view>
+#include <vector>
 
 namespace aiscale {
 namespace {
@@ -79,6 +85,10 @@ Result<Decision> DecisionFromJson(const nlohmann::json& j) {
     if (j.contains("action_code")) {
       ASSIGN_OR_RETURN(d.action_code, StatusCodeFromName(j["action_code"].get<std::string>()));
     }
+    if (j.contains("unchanged_ticks")) {
+      d.unchanged_ticks = j["unchanged_ticks"].get<int>();
+      d.unchanged_for = Duration(std::llround(j.at("unchanged_for_s").get<double>() * 1e9));
+    }
     return d;
   } catch (const nlohmann::json::exception& e) {
     return Status::Error(std::string("unable to decode decision: ") + e.what());
@@ -124,6 +134,314 @@ Result<PersistentState> StateFromJson(const nlohmann::json& j) {
         return Status::Error("unable to decode state: '" + k + "' holds a non-number");
       }
     }
+  }
+  return s;
+}
+
+namespace {
+
+Result<SignalInput> InputFromCompact(const nlohmann::json& a) {
+  SignalInput in;
+  in.name = a.at(0).get<std::string>();
+  ASSIGN_OR_RETURN(in.status, SignalStatusFromName(a.at(1).get<std::string>()));
+  size_t next = 2;
+  if (in.status == SignalStatus::kOk) {
+    in.value = NumberOrNaN(a.at(2));
+    in.sum = NumberOrNaN(a.at(3));
+    in.instances = a.at(4).get<int>();
+    next = 5;
+  }
+  if (a.size() > next) in.detail = a.at(next).get<std::string>();
+  return in;
+}
+
+std::string GetText(const nlohmann::json& j, const char* key) {
+  auto it = j.find(key);
+  return it == j.end() ? std::string() : it->get<std::string>();
+}
+int GetInt(const nlohmann::json& j, const char* key) {
+  auto it = j.find(key);
+  return it == j.end() ? 0 : it->get<int>();
+}
+
+// A JSON writer for the compact form, appending to one string: the Store encodes thousands of
+// decisions a tick and building an nlohmann tree for each cost more than the rest of the write.
+class CompactWriter {
+ public:
+  std::string out;
+
+  void Key(const char* k) {
+    out += first_ ? '{' : ',';
+    first_ = false;
+    out += '"';
+    out += k;
+    out += "\":";
+  }
+  void Int(int64_t v) {
+    char buf[24];
+    out.append(buf, static_cast<size_t>(std::to_chars(buf, buf + sizeof buf, v).ptr - buf));
+  }
+  // Shortest text that reads back as the same double; non-finite as null (read as NaN), as
+  // nlohmann writes them.
+  void Number(double v) {
+    if (!std::isfinite(v)) {
+      out += "null";
+      return;
+    }
+    char buf[32];
+    out.append(buf, static_cast<size_t>(std::to_chars(buf, buf + sizeof buf, v).ptr - buf));
+  }
+  // Escapes what JSON requires; bytes that are not valid UTF-8 become U+FFFD, as nlohmann's
+  // replace handler does, so no name or message can make a row unreadable.
+  void Text(std::string_view s) {
+    out += '"';
+    for (size_t i = 0; i < s.size();) {
+      const auto c = static_cast<unsigned char>(s[i]);
+      if (c == '"' || c == '\\') {
+        out += '\\';
+        out += static_cast<char>(c);
+      } else if (c < 0x20) {
+        static constexpr char kHex[] = "0123456789abcdef";
+        out += "\\u00";
+        out += kHex[c >> 4];
+        out += kHex[c & 15];
+      } else if (c >= 0x80) {
+        const size_t n = Utf8Length(s.substr(i));
+        if (n == 0) {
+          out += "\xEF\xBF\xBD";
+          ++i;
+          continue;
+        }
+        out.append(s.substr(i, n));
+        i += n;
+        continue;
+      } else {
+        out += static_cast<char>(c);
+      }
+      ++i;
+    }
+    out += '"';
+  }
+  void Close() { out += first_ ? "{}" : "}"; }
+
+ private:
+  // Length of the valid UTF-8 sequence at the start of s (which begins with a byte >= 0x80),
+  // or 0 when it is not one (overlong, surrogate, past U+10FFFF, truncated).
+  static size_t Utf8Length(std::string_view s) {
+    const auto b = [&](size_t i) { return static_cast<unsigned char>(s[i]); };
+    const auto cont = [&](size_t i) { return i < s.size() && (b(i) & 0xC0) == 0x80; };
+    const unsigned char c = b(0);
+    if (c >= 0xC2 && c <= 0xDF) return cont(1) ? 2 : 0;
+    if (c >= 0xE0 && c <= 0xEF) {
+      if (!cont(1) || !cont(2)) return 0;
+      if (c == 0xE0 && b(1) < 0xA0) return 0;   // overlong
+      if (c == 0xED && b(1) >= 0xA0) return 0;  // surrogate
+      return 3;
+    }
+    if (c >= 0xF0 && c <= 0xF4) {
+      if (!cont(1) || !cont(2) || !cont(3)) return 0;
+      if (c == 0xF0 && b(1) < 0x90) return 0;   // overlong
+      if (c == 0xF4 && b(1) >= 0x90) return 0;  // past U+10FFFF
+      return 4;
+    }
+    return 0;
+  }
+  bool first_ = true;
+};
+
+void WriteInputs(CompactWriter& w, const std::vector<SignalInput>& inputs) {
+  w.out += '[';
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const SignalInput& in = inputs[i];
+    if (i > 0) w.out += ',';
+    w.out += '[';
+    w.Text(in.name);
+    w.out += ',';
+    w.Text(SignalStatusName(in.status));
+    if (in.status == SignalStatus::kOk) {
+      w.out += ',';
+      w.Number(in.value);
+      w.out += ',';
+      w.Number(in.sum);
+      w.out += ',';
+      w.Int(in.instances);
+    }
+    if (!in.detail.empty()) {
+      w.out += ',';
+      w.Text(in.detail);
+    }
+    w.out += ']';
+  }
+  w.out += ']';
+}
+
+void WriteFacts(CompactWriter& w, const std::vector<std::pair<std::string, double>>& facts) {
+  w.out += '[';
+  for (size_t i = 0; i < facts.size(); ++i) {
+    if (i > 0) w.out += ',';
+    w.out += '[';
+    w.Text(facts[i].first);
+    w.out += ',';
+    w.Number(facts[i].second);
+    w.out += ']';
+  }
+  w.out += ']';
+}
+
+}  // namespace
+
+std::string DecisionToCompact(const Decision& d) {
+  CompactWriter w;
+  w.out.reserve(512);
+  auto text = [&](const char* key, const std::string& s) {
+    if (s.empty()) return;
+    w.Key(key);
+    w.Text(s);
+  };
+  auto integer = [&](const char* key, int64_t v) {
+    w.Key(key);
+    w.Int(v);
+  };
+  text("p", d.policy);
+  if (d.wall.time_since_epoch().count() != 0) integer("ws", d.wall.time_since_epoch().count());
+  integer("c", d.current);
+  integer("r", d.ready);
+  text("e", d.engine_detail);
+  w.Key("i");
+  WriteInputs(w, d.inputs);
+  integer("d", d.recommendation.desired);
+  if (!d.recommendation.valid) integer("v", 0);
+  text("ru", d.recommendation.rule);
+  text("re", d.recommendation.reason);
+  if (!d.recommendation.facts.empty()) {
+    w.Key("f");
+    WriteFacts(w, d.recommendation.facts);
+  }
+  integer("s", d.stabilized);
+  text("sr", d.stabilize_reason);
+  integer("k", d.constrained);
+  text("kr", d.constrain_reason);
+  if (d.vetoed) integer("vt", 1);
+  if (d.action != Action::kNone) text("a", std::string(ActionName(d.action)));
+  if (d.action_code != StatusCode::kOk) text("ac", std::string(StatusCodeName(d.action_code)));
+  text("ad", d.action_detail);
+  if (d.unchanged_ticks > 0) {
+    integer("u", d.unchanged_ticks);
+    integer("uf", d.unchanged_for.count());
+  }
+  w.Close();
+  return std::move(w.out);
+}
+
+Result<Decision> DecisionFromCompact(std::string_view text, const std::string& workload,
+                                     TimePoint at) {
+  auto j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object()) return Status::Error("unable to decode decision: not a JSON object");
+  try {
+    Decision d;
+    d.workload = workload;
+    d.at = at;
+    d.policy = GetText(j, "p");
+    if (j.contains("ws")) d.wall = WallTime(Duration(j["ws"].get<int64_t>()));
+    d.current = j.at("c").get<int>();
+    d.ready = j.at("r").get<int>();
+    d.engine_detail = GetText(j, "e");
+    for (const auto& a : j.at("i")) {
+      ASSIGN_OR_RETURN(SignalInput in, InputFromCompact(a));
+      d.inputs.push_back(std::move(in));
+    }
+    d.recommendation.desired = j.at("d").get<int>();
+    d.recommendation.valid = !j.contains("v") || j["v"].get<int>() != 0;
+    d.recommendation.rule = GetText(j, "ru");
+    d.recommendation.reason = GetText(j, "re");
+    if (j.contains("f")) {
+      for (const auto& f : j["f"]) {
+        d.recommendation.facts.emplace_back(f.at(0).get<std::string>(), NumberOrNaN(f.at(1)));
+      }
+    }
+    d.stabilized = j.at("s").get<int>();
+    d.stabilize_reason = GetText(j, "sr");
+    d.constrained = j.at("k").get<int>();
+    d.constrain_reason = GetText(j, "kr");
+    d.vetoed = GetInt(j, "vt") != 0;
+    if (j.contains("a")) {
+      ASSIGN_OR_RETURN(d.action, ActionFromName(j["a"].get<std::string>()));
+    }
+    if (j.contains("ac")) {
+      ASSIGN_OR_RETURN(d.action_code, StatusCodeFromName(j["ac"].get<std::string>()));
+    }
+    d.action_detail = GetText(j, "ad");
+    d.unchanged_ticks = GetInt(j, "u");
+    if (j.contains("uf")) d.unchanged_for = Duration(j["uf"].get<int64_t>());
+    return d;
+  } catch (const nlohmann::json::exception& e) {
+    return Status::Error(std::string("unable to decode decision: ") + e.what());
+  }
+}
+
+namespace {
+
+// LEB128 varints: most lengths and counts fit one byte.
+void PutVarint(std::string& out, uint64_t v) {
+  while (v >= 0x80) {
+    out += static_cast<char>((v & 0x7F) | 0x80);
+    v >>= 7;
+  }
+  out += static_cast<char>(v);
+}
+
+bool GetVarint(std::string_view& in, uint64_t& v) {
+  v = 0;
+  for (int shift = 0; shift < 64 && !in.empty(); shift += 7) {
+    const auto b = static_cast<unsigned char>(in.front());
+    in.remove_prefix(1);
+    v |= static_cast<uint64_t>(b & 0x7F) << shift;
+    if (!(b & 0x80)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+void StateToBytes(const PersistentState& s, std::string& out) {
+  out.clear();
+  const std::string* prev = nullptr;
+  for (const auto& [k, vec] : s.values) {
+    // Keys come sorted and share prefixes ("tr.io_n1", "tr.io_size"): store what is new.
+    size_t shared = 0;
+    if (prev) {
+      const size_t n = std::min(prev->size(), k.size());
+      while (shared < n && (*prev)[shared] == k[shared]) ++shared;
+    }
+    PutVarint(out, shared);
+    PutVarint(out, k.size() - shared);
+    out.append(k, shared, std::string::npos);
+    PutVarint(out, vec.size());
+    out.append(reinterpret_cast<const char*>(vec.data()), vec.size() * sizeof(double));
+    prev = &k;
+  }
+}
+
+Result<PersistentState> StateFromBytes(std::string_view in) {
+  PersistentState s;
+  auto bad = [] {
+    return Status::Error("unable to decode state: truncated or corrupt binary state");
+  };
+  std::string key;
+  while (!in.empty()) {
+    uint64_t shared = 0, rest = 0, count = 0;
+    if (!GetVarint(in, shared) || !GetVarint(in, rest) || shared > key.size() || rest > in.size()) {
+      return bad();
+    }
+    key.resize(static_cast<size_t>(shared));
+    key.append(in.substr(0, static_cast<size_t>(rest)));
+    in.remove_prefix(static_cast<size_t>(rest));
+    // Checked by division: a corrupt count must not overflow the size or allocate past input.
+    if (!GetVarint(in, count) || in.size() / sizeof(double) < count) return bad();
+    std::vector<double> vec(static_cast<size_t>(count));
+    if (count > 0) std::memcpy(vec.data(), in.data(), vec.size() * sizeof(double));
+    in.remove_prefix(vec.size() * sizeof(double));
+    s.values[key] = std::move(vec);
   }
   return s;
 }

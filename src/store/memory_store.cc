@@ -6,10 +6,17 @@ namespace aiscale::store {
 
 Status MemoryStore::Append(const Decision& d) {
   std::lock_guard<std::mutex> lock(mu_);
+  const ChangeFilter::Offer o = filter_.Consider(d);
+  if (o.verdict == ChangeFilter::Verdict::kSkip) return Status::Ok();
   auto& q = decisions_[d.workload];
-  q.push_back(d);
+  q.push_back(o.verdict == ChangeFilter::Verdict::kHeartbeat ? ChangeFilter::Stamp(d, o) : d);
   if (options_.keep_last > 0) {
     while (q.size() > options_.keep_last) q.pop_front();
+  }
+  // Per workload here (nothing to batch in memory): the same decisions go as in SqliteStore,
+  // once that store's batches have caught up.
+  if (options_.retention.count() > 0) {
+    while (!q.empty() && q.front().at < d.at - options_.retention) q.pop_front();
   }
   return Status::Ok();
 }

@@ -2,9 +2,10 @@
 // durability (the simulator).
 //
 // Promises the same contract as SqliteStore (one typed test suite covers both): Recent is
-// newest last, LoadState of an unknown key is empty, and with keep_last > 0 only the newest
-// keep_last decisions of each workload are kept. "Durable" here means until destruction.
-// Thread-safe: every method takes one mutex.
+// newest last, LoadState of an unknown key is empty, with keep_last > 0 only the newest
+// keep_last decisions of each workload are kept, with a heartbeat only changes and heartbeats
+// (change_filter.h), and with a retention only decisions that recent. "Durable" here means until
+// destruction. Thread-safe: every method takes one mutex.
 #pragma once
 
 #include <deque>
@@ -14,13 +15,14 @@
 #include <vector>
 
 #include "core/store.h"
+#include "store/change_filter.h"
 #include "store/store_options.h"
 
 namespace aiscale::store {
 
 class MemoryStore final : public Store {
  public:
-  explicit MemoryStore(StoreOptions options = {}) : options_(options) {}
+  explicit MemoryStore(StoreOptions options = {}) : options_(options), filter_(options.heartbeat) {}
 
   Status Append(const Decision& d) override;
   Result<std::vector<Decision>> Recent(const std::string& workload, size_t n) override;
@@ -30,6 +32,7 @@ class MemoryStore final : public Store {
  private:
   const StoreOptions options_;
   std::mutex mu_;
+  ChangeFilter filter_;                                    // GUARDED_BY(mu_)
   std::map<std::string, std::deque<Decision>> decisions_;  // GUARDED_BY(mu_)
   std::map<std::string, PersistentState> state_;           // GUARDED_BY(mu_)
 };

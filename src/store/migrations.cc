@@ -29,6 +29,16 @@ const std::vector<Migration>& Migrations() {
        "CREATE TABLE state ("
        "  key TEXT PRIMARY KEY,"
        "  json TEXT NOT NULL);"},
+      // Compact storage (issue 11). `fmt` says how a row's payload is encoded, so rows written
+      // before stay readable. decisions: `json` holds decision_codec's ToJson (fmt 0) or its
+      // compact JSON (fmt 1). state: `json` holds StateToJson (fmt 0), or `body` holds
+      // StateToBytes (fmt 1, `json` empty). The time index serves retention's oldest-first
+      // delete.
+      {2,
+       "ALTER TABLE decisions ADD COLUMN fmt INTEGER NOT NULL DEFAULT 0;"
+       "CREATE INDEX decisions_by_time ON decisions (t);"
+       "ALTER TABLE state ADD COLUMN fmt INTEGER NOT NULL DEFAULT 0;"
+       "ALTER TABLE state ADD COLUMN body BLOB;"},
   };
   return kMigrations;
 }

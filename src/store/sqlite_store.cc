@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <limits>
 
 #include "core/decision_codec.h"
@@ -33,6 +34,18 @@ void BindText(sqlite3_stmt* st, int i, const std::string& s) {
 std::string ColumnText(sqlite3_stmt* st, int i) {
   const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(st, i));
   return p ? std::string(p, static_cast<size_t>(sqlite3_column_bytes(st, i))) : std::string();
+}
+
+// A decisions row: fmt 1 is the compact JSON, 0 the full JSON of rows from before it (whose
+// seconds may be rounded: the integer column `t` is exact and wins).
+Result<Decision> DecodeDecision(const std::string& text, int fmt, const std::string& workload,
+                                TimePoint t) {
+  if (fmt == 1) return DecisionFromCompact(text, workload, t);
+  auto j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) return Status::Error("a row is not valid JSON");
+  ASSIGN_OR_RETURN(Decision d, DecisionFromJson(j));
+  d.at = t;
+  return d;
 }
 
 Result<std::string> QueryText(sqlite3* db, const char* sql) {
@@ -91,7 +104,8 @@ Result<std::unique_ptr<SqliteStore>> SqliteStore::Open(const std::string& path,
 }
 
 SqliteStore::~SqliteStore() {
-  for (sqlite3_stmt* st : {insert_, trim_, recent_, load_, save_, begin_, commit_, rollback_}) {
+  for (sqlite3_stmt* st :
+       {insert_, trim_, prune_, recent_, load_, save_, update_, begin_, commit_, rollback_}) {
     sqlite3_finalize(st);
   }
   sqlite3_close(db_);
@@ -99,14 +113,24 @@ SqliteStore::~SqliteStore() {
 
 Status SqliteStore::Prepare() {
   const std::pair<sqlite3_stmt**, const char*> stmts[] = {
-      {&insert_, "INSERT INTO decisions (workload, t, json) VALUES (?1, ?2, ?3)"},
+      {&insert_, "INSERT INTO decisions (workload, t, json, fmt) VALUES (?1, ?2, ?3, 1)"},
       // Deletes all but the newest ?2 rows of one workload; a no-op when there are fewer.
       {&trim_,
        "DELETE FROM decisions WHERE workload = ?1 AND id <= (SELECT id FROM decisions "
        "WHERE workload = ?1 ORDER BY id DESC LIMIT 1 OFFSET ?2)"},
-      {&recent_, "SELECT t, json FROM decisions WHERE workload = ?1 ORDER BY id DESC LIMIT ?2"},
-      {&load_, "SELECT json FROM state WHERE key = ?1"},
-      {&save_, "INSERT OR REPLACE INTO state (key, json) VALUES (?1, ?2)"},
+      // Oldest first through the time index, so a batch costs its own rows, not the table.
+      {&prune_,
+       "DELETE FROM decisions WHERE id IN (SELECT id FROM decisions WHERE t < ?1 ORDER BY t "
+       "LIMIT ?2)"},
+      {&recent_,
+       "SELECT t, json, fmt FROM decisions WHERE workload = ?1 ORDER BY id DESC LIMIT ?2"},
+      {&load_, "SELECT json, fmt, body FROM state WHERE key = ?1"},
+      // The first save of a key in this process: an upsert that says which row it is.
+      {&save_,
+       "INSERT INTO state (key, json, fmt, body) VALUES (?1, '', 1, ?2) "
+       "ON CONFLICT (key) DO UPDATE SET json = '', fmt = 1, body = excluded.body RETURNING rowid"},
+      // Every later one: straight to the row, in place (no key lookup, no delete and insert).
+      {&update_, "UPDATE state SET body = ?2 WHERE rowid = ?1"},
       {&begin_, "BEGIN IMMEDIATE"},
       {&commit_, "COMMIT"},
       {&rollback_, "ROLLBACK"},
@@ -141,8 +165,22 @@ Status SqliteStore::TransactionLocked(const std::string& what, Body body) {
   return st;
 }
 
+Status SqliteStore::RecordLocked(const Decision& d, size_t& inserted) {
+  const ChangeFilter::Offer o = filter_.Consider(d);
+  if (o.verdict == ChangeFilter::Verdict::kSkip) {
+    ++stats_.decisions_skipped;
+    return Status::Ok();
+  }
+  ++inserted;
+  ++stats_.decisions_written;
+  if (o.verdict == ChangeFilter::Verdict::kHeartbeat) {
+    return InsertLocked(ChangeFilter::Stamp(d, o));
+  }
+  return InsertLocked(d);
+}
+
 Status SqliteStore::InsertLocked(const Decision& d) {
-  const std::string json = ToJson(d).dump();
+  const std::string json = DecisionToCompact(d);
   {
     Reset r(insert_);
     BindText(insert_, 1, d.workload);
@@ -159,29 +197,77 @@ Status SqliteStore::InsertLocked(const Decision& d) {
   return Status::Ok();
 }
 
+// Most states change every tick (windows, last-seen times), some never (a policy without
+// memory): the bytes are compared first, which costs far less than the write.
 Status SqliteStore::SaveLocked(const std::string& key, const PersistentState& state) {
-  const std::string json = StateToJson(state).dump();
+  StateToBytes(state, buf_);
+  auto it = saved_.find(key);
+  if (it != saved_.end() && it->second.bytes == buf_) {
+    ++stats_.states_skipped;
+    return Status::Ok();
+  }
+  ++stats_.states_written;
+  if (it != saved_.end()) {
+    Reset r(update_);
+    sqlite3_bind_int64(update_, 1, it->second.rowid);
+    sqlite3_bind_blob(update_, 2, buf_.data(), static_cast<int>(buf_.size()), SQLITE_STATIC);
+    if (sqlite3_step(update_) != SQLITE_DONE) return Error("save state " + key);
+    it->second.bytes.swap(buf_);
+    return Status::Ok();
+  }
   Reset r(save_);
   BindText(save_, 1, key);
-  BindText(save_, 2, json);
+  sqlite3_bind_blob(save_, 2, buf_.data(), static_cast<int>(buf_.size()), SQLITE_STATIC);
+  if (sqlite3_step(save_) != SQLITE_ROW) return Error("save state " + key);
+  const int64_t rowid = sqlite3_column_int64(save_, 0);
   if (sqlite3_step(save_) != SQLITE_DONE) return Error("save state " + key);
+  saved_.emplace(key, Saved{rowid, buf_});
   return Status::Ok();
+}
+
+Status SqliteStore::PruneLocked(TimePoint newest, size_t inserted) {
+  if (options_.retention.count() <= 0) return Status::Ok();
+  Reset r(prune_);
+  sqlite3_bind_int64(prune_, 1, (newest - options_.retention).time_since_epoch().count());
+  sqlite3_bind_int64(prune_, 2, static_cast<int64_t>(options_.prune_batch + 2 * inserted));
+  if (sqlite3_step(prune_) != SQLITE_DONE) return Error("prune old decisions");
+  stats_.decisions_pruned += sqlite3_changes(db_);
+  return Status::Ok();
+}
+
+void SqliteStore::ForgetLocked() {
+  filter_.Clear();
+  saved_.clear();
 }
 
 Status SqliteStore::Append(const Decision& d) {
   std::lock_guard<std::mutex> lock(mu_);
-  return TransactionLocked("append of " + d.workload, [&] { return InsertLocked(d); });
+  const Status st = TransactionLocked("append of " + d.workload, [&] {
+    size_t inserted = 0;
+    RETURN_IF_ERROR(RecordLocked(d, inserted));
+    return PruneLocked(d.at, inserted);
+  });
+  if (!st.ok()) ForgetLocked();
+  return st;
 }
 
 Status SqliteStore::WriteBatch(const std::vector<StoreWrite>& writes) {
   std::lock_guard<std::mutex> lock(mu_);
-  return TransactionLocked("a batch of " + std::to_string(writes.size()) + " writes", [&] {
-    for (const StoreWrite& w : writes) {
-      if (w.decision) RETURN_IF_ERROR(InsertLocked(*w.decision));
-      for (const auto& [key, state] : w.states) RETURN_IF_ERROR(SaveLocked(key, *state));
-    }
-    return Status::Ok();
-  });
+  const Status st =
+      TransactionLocked("a batch of " + std::to_string(writes.size()) + " writes", [&] {
+        size_t inserted = 0;
+        TimePoint newest{};
+        for (const StoreWrite& w : writes) {
+          if (w.decision) {
+            RETURN_IF_ERROR(RecordLocked(*w.decision, inserted));
+            newest = std::max(newest, w.decision->at);
+          }
+          for (const auto& [key, state] : w.states) RETURN_IF_ERROR(SaveLocked(key, *state));
+        }
+        return PruneLocked(newest, inserted);
+      });
+  if (!st.ok()) ForgetLocked();
+  return st;
 }
 
 Result<std::vector<Decision>> SqliteStore::Recent(const std::string& workload, size_t n) {
@@ -195,19 +281,12 @@ Result<std::vector<Decision>> SqliteStore::Recent(const std::string& workload, s
   std::vector<Decision> out;
   int rc;
   while ((rc = sqlite3_step(recent_)) == SQLITE_ROW) {
-    const int64_t t = sqlite3_column_int64(recent_, 0);
-    auto j = nlohmann::json::parse(ColumnText(recent_, 1), nullptr, /*allow_exceptions=*/false);
-    if (j.is_discarded()) {
-      return Status::Error("unable to read decisions of " + workload + " in sqlite db at " + path_ +
-                           ": a row is not valid JSON");
-    }
-    auto d = DecisionFromJson(j);
+    const TimePoint t{Duration(sqlite3_column_int64(recent_, 0))};
+    auto d = DecodeDecision(ColumnText(recent_, 1), sqlite3_column_int(recent_, 2), workload, t);
     if (!d.ok()) {
       return d.status().Wrap("unable to read decisions of " + workload + " in sqlite db at " +
                              path_);
     }
-    // The integer column is exact; the JSON's seconds may be rounded.
-    d->at = TimePoint(Duration(t));
     out.push_back(std::move(d).value());
   }
   if (rc != SQLITE_DONE) return Error("read decisions of " + workload);
@@ -222,12 +301,19 @@ Result<PersistentState> SqliteStore::LoadState(const std::string& key) {
   const int rc = sqlite3_step(load_);
   if (rc == SQLITE_DONE) return PersistentState{};
   if (rc != SQLITE_ROW) return Error("load state " + key);
-  auto j = nlohmann::json::parse(ColumnText(load_, 0), nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) {
-    return Status::Error("unable to load state " + key + " in sqlite db at " + path_ +
-                         ": not valid JSON");
+  Result<PersistentState> s = PersistentState{};
+  if (sqlite3_column_int(load_, 1) == 1) {
+    const auto* p = static_cast<const char*>(sqlite3_column_blob(load_, 2));
+    s = StateFromBytes(
+        std::string_view(p ? p : "", static_cast<size_t>(sqlite3_column_bytes(load_, 2))));
+  } else {
+    auto j = nlohmann::json::parse(ColumnText(load_, 0), nullptr, /*allow_exceptions=*/false);
+    if (j.is_discarded()) {
+      return Status::Error("unable to load state " + key + " in sqlite db at " + path_ +
+                           ": not valid JSON");
+    }
+    s = StateFromJson(j);
   }
-  auto s = StateFromJson(j);
   if (!s.ok()) return s.status().Wrap("unable to load state " + key + " in sqlite db at " + path_);
   return s;
 }
@@ -235,6 +321,14 @@ Result<PersistentState> SqliteStore::LoadState(const std::string& key) {
 Status SqliteStore::SaveState(const std::string& key, const PersistentState& state) {
   std::lock_guard<std::mutex> lock(mu_);
   return SaveLocked(key, state);
+}
+
+Result<int64_t> SqliteStore::SizeBytes() {
+  std::lock_guard<std::mutex> lock(mu_);
+  ASSIGN_OR_RETURN(std::string pages, QueryText(db_, "PRAGMA page_count"));
+  ASSIGN_OR_RETURN(std::string size, QueryText(db_, "PRAGMA page_size"));
+  return static_cast<int64_t>(std::strtoll(pages.c_str(), nullptr, 10)) *
+         static_cast<int64_t>(std::strtoll(size.c_str(), nullptr, 10));
 }
 
 Result<std::string> SqliteStore::JournalModeForTest() {

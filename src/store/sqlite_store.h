@@ -2,9 +2,14 @@
 //
 // Why WAL: the API server reads decisions while the controller writes them, and WAL lets
 // readers run beside one writer. The schema lives in migrations.cc and is brought up to date
-// on Open. Decisions and state are stored as the JSON of decision_codec.h, one row each.
-// Append (with its retention trim) and SaveState are each one transaction, and WriteBatch is
-// one for a whole tick, durable when they return ok (see StoreOptions::sync_every_commit). Errors
+// on Open. A decision is stored when it changed, plus heartbeats (StoreOptions::heartbeat,
+// change_filter.h), in decision_codec.h's compact JSON; state in its binary form, and only when
+// its bytes differ from what this store last wrote for the key. Rows of the older JSON format
+// are read as before (the `fmt` column). Decisions past StoreOptions::retention are deleted a
+// bounded batch per write. Append (with its trims) and SaveState are each one transaction, and
+// WriteBatch is one for a whole tick, durable when they return ok (see
+// StoreOptions::sync_every_commit); after a failed one, the next write stores every decision
+// and state again. Errors
 // read "unable to open sqlite db at PATH: cause". Thread-safe: one mutex around the connection.
 //
 //   auto store = SqliteStore::Open("/var/lib/aiscale/store.db", {});
@@ -13,12 +18,16 @@
 
 #include <sqlite3.h>
 
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
 
+#include <unordered_map>
+
 #include "core/store.h"
+#include "store/change_filter.h"
 #include "store/store_options.h"
 
 namespace aiscale::store {
@@ -38,17 +47,35 @@ class SqliteStore final : public Store {
   Status WriteBatch(const std::vector<StoreWrite>& writes) override;
 
   const std::string& path() const { return path_; }
+  // What the writes so far did with what they were given (for benchmarks and /metrics).
+  struct WriteStats {
+    int64_t decisions_written = 0, decisions_skipped = 0;
+    int64_t states_written = 0, states_skipped = 0;
+    int64_t decisions_pruned = 0;
+  };
+  WriteStats Stats() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return stats_;
+  }
+  // The database's size in bytes as this connection sees it (pages in the WAL included).
+  Result<int64_t> SizeBytes();
   // The journal mode the connection reports ("wal" once open).
   Result<std::string> JournalModeForTest();
 
  private:
   SqliteStore(std::string path, StoreOptions options, sqlite3* db)
-      : path_(std::move(path)), options_(options), db_(db) {}
+      : path_(std::move(path)), options_(options), db_(db), filter_(options.heartbeat) {}
   Status Prepare();
   Status Error(const std::string& what) const;  // "unable to WHAT in sqlite db at P: errmsg"
   // Steps of a transaction; the caller holds mu_ and has begun it.
+  // Stores d when the filter keeps it; adds the rows written to `inserted`.
+  Status RecordLocked(const Decision& d, size_t& inserted);
   Status InsertLocked(const Decision& d);
   Status SaveLocked(const std::string& key, const PersistentState& state);
+  // Deletes decisions older than `newest` - retention, at most a batch (see StoreOptions).
+  Status PruneLocked(TimePoint newest, size_t inserted);
+  // After a failed transaction: what the filters remember may not be in the file.
+  void ForgetLocked();
   // BEGIN, body, COMMIT; ROLLBACK when either fails. The caller holds mu_.
   template <typename Body>
   Status TransactionLocked(const std::string& what, Body body);
@@ -60,12 +87,22 @@ class SqliteStore final : public Store {
   // Prepared once; reset after each use. GUARDED_BY(mu_)
   sqlite3_stmt* insert_ = nullptr;
   sqlite3_stmt* trim_ = nullptr;
+  sqlite3_stmt* prune_ = nullptr;
   sqlite3_stmt* recent_ = nullptr;
   sqlite3_stmt* load_ = nullptr;
   sqlite3_stmt* save_ = nullptr;
+  sqlite3_stmt* update_ = nullptr;
   sqlite3_stmt* begin_ = nullptr;
   sqlite3_stmt* commit_ = nullptr;
   sqlite3_stmt* rollback_ = nullptr;
+  ChangeFilter filter_;  // GUARDED_BY(mu_)
+  struct Saved {
+    int64_t rowid = 0;
+    std::string bytes;  // as last written
+  };
+  std::unordered_map<std::string, Saved> saved_;  // GUARDED_BY(mu_)
+  std::string buf_;                               // GUARDED_BY(mu_)
+  WriteStats stats_;                              // GUARDED_BY(mu_)
 };
 
 }  // namespace aiscale::store

@@ -3,6 +3,8 @@
 
 #include <cstddef>
 
+#include "core/time.h"
+
 namespace aiscale::store {
 
 struct StoreOptions {
@@ -12,6 +14,16 @@ struct StoreOptions {
   // SqliteStore only: fsync every commit (synchronous=FULL). With false (NORMAL), WAL mode
   // keeps the file consistent but a power cut may lose the last commits.
   bool sync_every_commit = true;
+  // Keep a decision only when it changed, plus one heartbeat per this period that says how many
+  // unchanged ticks it stands for (see change_filter.h). Zero keeps every decision. The
+  // controller's config sets 5 minutes (`store.heartbeat`).
+  Duration heartbeat{};
+  // Decisions older than this (by their time) are deleted, a bounded batch per write
+  // (prune_batch plus twice the rows that write added, so pruning outpaces growth) inside the
+  // write's own transaction: no tick waits on a large delete. Zero keeps them. State is never
+  // pruned.
+  Duration retention{};
+  size_t prune_batch = 1000;
 };
 
 }  // namespace aiscale::store

@@ -221,9 +221,10 @@ std::string Config(const RunFixture& f, const ConfigOptions& o) {
       "  period: " +
       o.period +
       "\n"
-      "  store: " +
+      // Every tick stored (no heartbeat filtering): these tests count the daemon's decisions.
+      "  store: {path: " +
       f.store() +
-      "\n"
+      ", heartbeat: 0}\n"
       "  server: {port: " +
       std::to_string(o.server_port) +
       "}\n"

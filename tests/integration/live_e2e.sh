@@ -87,7 +87,7 @@ apiVersion: aiscale.dev/v1alpha1
 kind: ControllerConfig
 spec:
   period: 2s
-  store: $ITEST_TMP/store.db
+  store: {path: $ITEST_TMP/store.db, heartbeat: 0}  # every decision: the checks count them
   server: {host: 127.0.0.1, port: $api}
   sources:
     - {name: prom, type: prometheus, url: "http://127.0.0.1:$prom", timeout: 1s}

@@ -38,7 +38,7 @@ apiVersion: aiscale.dev/v1alpha1
 kind: ControllerConfig
 spec:
   period: 1s
-  store: $dir/store.db
+  store: {path: $dir/store.db, heartbeat: 0}  # every decision: the checks count them
   server: {port: $api_port}
   sources:
 YAML

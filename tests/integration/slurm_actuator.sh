@@ -44,7 +44,7 @@ kind: ControllerConfig
 metadata: {name: slurm-itest}
 spec:
   period: $2
-  store: $tmp/store.db
+  store: {path: $tmp/store.db, heartbeat: 0}  # every decision: the checks read them
   run_dir: $tmp/run
   server: {enabled: false}
   workloads:

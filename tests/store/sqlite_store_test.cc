@@ -6,11 +6,13 @@
 
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
 
+#include "core/decision_codec.h"
 #include "store/migrations.h"
 #include "store/store_test_util.h"
 
@@ -221,6 +223,128 @@ TEST(SqliteStore, AFailedBatchLeavesNothingBehind) {
   EXPECT_EQ(kept->size(), 1u);
   // The connection is usable again after the rollback.
   EXPECT_TRUE((*s)->Append(FullDecision("after", 2, 2)).ok());
+}
+
+TEST(SqliteStore, AfterAFailedBatchEverythingIsWrittenAgain) {
+  const std::string path = FreshTempDir("sqlite") + "/store.db";
+  StoreOptions o;
+  o.heartbeat = Seconds(300);
+  auto s = SqliteStore::Open(path, o);
+  ASSERT_TRUE(s.ok());
+  Decision d0 = FullDecision("w", 0, 0);
+  PersistentState s0{{{"x", {0}}}}, s1{{{"x", {1}}}};
+  ASSERT_TRUE((*s)->WriteBatch({{&d0, {{"w/policy", &s0}}}}).ok());
+  ASSERT_TRUE(ExecBehindTheStore(path,
+                                 "CREATE TRIGGER boom BEFORE INSERT ON decisions "
+                                 "BEGIN SELECT RAISE(ABORT, 'injected'); END;"));
+  Decision d1 = FullDecision("w", 15, 1);  // changed
+  ASSERT_FALSE((*s)->WriteBatch({{&d1, {{"w/policy", &s1}}}}).ok());
+  ASSERT_TRUE(ExecBehindTheStore(path, "DROP TRIGGER boom;"));
+  // The same decision and state again: the store must not believe the failed batch wrote them.
+  Decision d2 = d1;
+  d2.at += Seconds(15);
+  ASSERT_TRUE((*s)->WriteBatch({{&d2, {{"w/policy", &s1}}}}).ok());
+  auto got = (*s)->Recent("w", 10);
+  ASSERT_TRUE(got.ok());
+  ASSERT_EQ(got->size(), 2u);
+  EXPECT_EQ(got->back().at, d2.at);
+  auto loaded = (*s)->LoadState("w/policy");
+  ASSERT_TRUE(loaded.ok());
+  EXPECT_EQ(*loaded, s1);
+}
+
+TEST(SqliteStore, UnchangedStateIsNotRewritten) {
+  const std::string path = FreshTempDir("sqlite") + "/store.db";
+  auto s = SqliteStore::Open(path);
+  ASSERT_TRUE(s.ok());
+  PersistentState a{{{"x", {1, 2}}}}, b{{{"x", {1, 3}}}};
+  for (const PersistentState* st : {&a, &a, &b, &b, &a}) {
+    ASSERT_TRUE((*s)->WriteBatch({{nullptr, {{"k", st}}}}).ok());
+  }
+  const auto stats = (*s)->Stats();
+  EXPECT_EQ(stats.states_written, 3);
+  EXPECT_EQ(stats.states_skipped, 2);
+  auto loaded = (*s)->LoadState("k");
+  ASSERT_TRUE(loaded.ok());
+  EXPECT_EQ(*loaded, a);
+}
+
+// A file written by a store of schema version 1 (every decision and state as full JSON) is
+// migrated on open and its rows read as before; new rows use the compact forms beside them.
+TEST(SqliteStore, ReadsRowsOfTheFormerFormat) {
+  const std::string path = FreshTempDir("sqlite") + "/store.db";
+  const Decision old = FullDecision("ns/w", 10, 1);
+  PersistentState old_state;
+  old_state.values["recs"] = {3, 4, std::numeric_limits<double>::infinity()};
+  {
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+    auto quote = [](const std::string& s) {
+      std::string q = "'";
+      for (char c : s) q += c == '\'' ? std::string("''") : std::string(1, c);
+      return q + "'";
+    };
+    const std::string sql = std::string(Migrations().at(0).sql) +
+                            "CREATE TABLE schema_version (version INTEGER NOT NULL);"
+                            "INSERT INTO schema_version (version) VALUES (1);"
+                            "INSERT INTO decisions (workload, t, json) VALUES ('ns/w', " +
+                            std::to_string(old.at.time_since_epoch().count()) + ", " +
+                            quote(ToJson(old).dump()) +
+                            ");INSERT INTO state (key, json) VALUES ('ns/w/policy', " +
+                            quote(StateToJson(old_state).dump()) + ");";
+    ASSERT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK)
+        << sqlite3_errmsg(db);
+    sqlite3_close(db);
+  }
+  auto s = SqliteStore::Open(path);
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  const Decision fresh = FullDecision("ns/w", 20, 2);
+  ASSERT_TRUE((*s)->Append(fresh).ok());
+  auto got = (*s)->Recent("ns/w", 10);
+  ASSERT_TRUE(got.ok()) << got.status().message();
+  ASSERT_EQ(got->size(), 2u);
+  EXPECT_EQ(ToJson((*got)[0]), ToJson(old));
+  EXPECT_EQ((*got)[0].at, old.at);
+  EXPECT_EQ(ToJson((*got)[1]), ToJson(fresh));
+  auto loaded = (*s)->LoadState("ns/w/policy");
+  ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+  EXPECT_EQ(*loaded, old_state);
+  // Overwritten in the new form, read back in it.
+  old_state.values["recs"].push_back(5);
+  ASSERT_TRUE((*s)->SaveState("ns/w/policy", old_state).ok());
+  loaded = (*s)->LoadState("ns/w/policy");
+  ASSERT_TRUE(loaded.ok());
+  EXPECT_EQ(*loaded, old_state);
+}
+
+// Retention deletes at most prune_batch + 2 x (rows the write added) per write, so a store that
+// gains a retention with a year of rows catches up over many ticks instead of stalling one.
+TEST(SqliteStore, PruningIsBoundedPerWrite) {
+  const std::string path = FreshTempDir("sqlite") + "/store.db";
+  {
+    auto s = SqliteStore::Open(path);
+    ASSERT_TRUE(s.ok());
+    std::vector<Decision> ds;
+    for (int i = 0; i < 100; ++i) ds.push_back(FullDecision("w" + std::to_string(i % 3), i, 0));
+    std::vector<StoreWrite> writes;
+    for (const Decision& d : ds) writes.push_back({&d, {}});
+    ASSERT_TRUE((*s)->WriteBatch(writes).ok());
+  }
+  StoreOptions o;
+  o.retention = Seconds(3600);
+  o.prune_batch = 10;
+  auto s = SqliteStore::Open(path, o);
+  ASSERT_TRUE(s.ok());
+  const Decision late = FullDecision("w0", 86400, 0);
+  ASSERT_TRUE((*s)->Append(late).ok());
+  EXPECT_EQ((*s)->Stats().decisions_pruned, 12);
+  ASSERT_TRUE((*s)->Append(FullDecision("w0", 86415, 0)).ok());
+  EXPECT_EQ((*s)->Stats().decisions_pruned, 24);
+  for (int i = 0; i < 10; ++i) ASSERT_TRUE((*s)->Append(FullDecision("w1", 86430 + i, 0)).ok());
+  EXPECT_EQ((*s)->Stats().decisions_pruned, 100);  // all the old ones, none of the new
+  auto w0 = (*s)->Recent("w0", 1000);
+  ASSERT_TRUE(w0.ok());
+  EXPECT_EQ(w0->size(), 2u);
 }
 
 }  // namespace

@@ -220,5 +220,80 @@ TYPED_TEST(StoreTest, ConcurrentAppendsAreAllKept) {
   EXPECT_EQ(st->Get("i", -1), kEach - 1);
 }
 
+// A steady workload at 15 s ticks: the first decision, then one heartbeat per 5 minutes that
+// says how many ticks it stands for; a change is stored at once.
+TYPED_TEST(StoreTest, ChangesAndHeartbeatsOnly) {
+  StoreOptions o;
+  o.heartbeat = Seconds(300);
+  auto s = this->Make(o);
+  ASSERT_NE(s, nullptr);
+  auto tick = [](int k, int replicas) {
+    Decision d = FullDecision("ns/w", 15.0 * k, 0);
+    d.at = TimePoint(Seconds(15.0 * k));
+    d.action = Action::kNone;
+    d.current = replicas;
+    d.inputs[0].value = 60 + k % 7;  // values jitter; that is not a change
+    return d;
+  };
+  std::vector<StoreWrite> none;
+  for (int k = 0; k <= 45; ++k) {
+    const Decision d = tick(k, k < 45 ? 4 : 5);
+    if (k % 2 == 0) {
+      ASSERT_TRUE(s->Append(d).ok());
+    } else {
+      ASSERT_TRUE(s->WriteBatch({StoreWrite{&d, {}}}).ok());  // both paths filter alike
+    }
+  }
+  auto got = s->Recent("ns/w", 100);
+  ASSERT_TRUE(got.ok()) << got.status().message();
+  struct Want {
+    double t_s;
+    int unchanged_ticks;
+    double unchanged_for_s;
+    int current;
+  };
+  const std::vector<Want> want = {
+      {0, 0, 0, 4}, {300, 20, 300, 4}, {600, 20, 300, 4}, {675, 0, 0, 5}};
+  ASSERT_EQ(got->size(), want.size());
+  for (size_t i = 0; i < want.size(); ++i) {
+    SCOPED_TRACE(i);
+    const Decision& d = (*got)[i];
+    EXPECT_EQ(d.at, TimePoint(Seconds(want[i].t_s)));
+    EXPECT_EQ(d.unchanged_ticks, want[i].unchanged_ticks);
+    EXPECT_EQ(d.unchanged_for, Seconds(want[i].unchanged_for_s));
+    EXPECT_EQ(d.current, want[i].current);
+    // A heartbeat is the tick's own decision: what was seen then, not at the last change.
+    EXPECT_EQ(d.inputs[0].value, 60 + static_cast<int>(want[i].t_s / 15) % 7);
+  }
+  EXPECT_EQ((*got)[1].UnchangedText(), "unchanged for 20 ticks since t=0s");
+  EXPECT_EQ(ToJson((*got)[1])["unchanged_ticks"], 20);
+}
+
+// Decisions older than the retention go (by their own time, so a fake clock drives it); the
+// newest stay, and state is never pruned.
+TYPED_TEST(StoreTest, RetentionDropsDecisionsOlderThanItByTheirTime) {
+  StoreOptions o;
+  o.retention = Seconds(3600);
+  o.prune_batch = 1;
+  auto s = this->Make(o);
+  ASSERT_NE(s, nullptr);
+  PersistentState st;
+  st.Set("x", 1);
+  ASSERT_TRUE(s->SaveState("ns/w/policy", st).ok());
+  for (int k = 0; k <= 18; ++k) {  // every 10 minutes for 3 hours
+    const Decision d = FullDecision("ns/w", 600.0 * k, 0);
+    ASSERT_TRUE(s->Append(d).ok());
+  }
+  auto got = s->Recent("ns/w", 100);
+  ASSERT_TRUE(got.ok());
+  ASSERT_FALSE(got->empty());
+  EXPECT_EQ(got->back().at, FullDecision("ns/w", 600.0 * 18, 0).at);
+  for (const Decision& d : *got) EXPECT_GE(d.at, TimePoint(Seconds(7200)));
+  EXPECT_EQ(got->size(), 7u);  // 2:00, 2:10, ..., 3:00
+  auto loaded = s->LoadState("ns/w/policy");
+  ASSERT_TRUE(loaded.ok());
+  EXPECT_EQ(*loaded, st);
+}
+
 }  // namespace
 }  // namespace aiscale::store

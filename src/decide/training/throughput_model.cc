@@ -103,7 +103,7 @@ bool ThroughputModel::Add(int nodes, double samples_per_s, double duration_s, do
     it->util_s += gpu_util * duration_s;
     it->util_t += duration_s;
   }
-  Refit();
+  fitted_ = false;
   return true;
 }
 
@@ -128,7 +128,7 @@ double ThroughputModel::PriorSerialShare() const {
   return std::clamp((1.0 - prior_.efficiency) * m / (m - 1), 0.0, kMaxSerialShare);
 }
 
-void ThroughputModel::Refit() {
+void ThroughputModel::Refit() const {
   theta_[0] = theta_[1] = theta_[2] = 0;
   if (buckets_.empty()) return;
   const int nr = NormNodes();
@@ -205,6 +205,7 @@ void ThroughputModel::Refit() {
 
 std::optional<double> ThroughputModel::SecondsPerSample(int nodes) const {
   if (buckets_.empty() || nodes < 1) return std::nullopt;
+  Fit();
   const auto f = Features(nodes, NormNodes());
   const double y = theta_[0] * f[0] + theta_[1] * f[1] + theta_[2] * f[2];
   if (!(y > 0) || !std::isfinite(y)) return std::nullopt;
@@ -232,13 +233,22 @@ double ThroughputModel::ObservedSeconds(int nodes) const {
 }
 
 ThroughputParams ThroughputModel::Params() const {
+  Fit();
   const double nr = NormNodes();
   const double a = theta_[0], b = theta_[1] * nr, c = theta_[2] / nr;
   return {a + b + c, a + c, c};
 }
 
+// The state key of a model's buckets. One buffer per thread, reused: the training policy loads
+// and saves four models per job per tick, and a new string per key was a measurable share.
+const std::string& ThroughputModel::BucketsKey(const std::string& prefix) {
+  thread_local std::string key;
+  key.assign(prefix).append(".buckets");
+  return key;
+}
+
 void ThroughputModel::Save(PersistentState& state, const std::string& prefix) const {
-  std::vector<double>& v = state.Vec(prefix + ".buckets");
+  std::vector<double>& v = state.Vec(BucketsKey(prefix));
   v.clear();
   for (const Bucket& b : buckets_) {
     v.insert(v.end(), {static_cast<double>(b.nodes), b.count, b.w, b.wy, b.util_s, b.util_t});
@@ -248,7 +258,7 @@ void ThroughputModel::Save(PersistentState& state, const std::string& prefix) co
 ThroughputModel ThroughputModel::Load(const PersistentState& state, const std::string& prefix,
                                       ThroughputPrior prior) {
   ThroughputModel m(prior);
-  const std::vector<double>* v = state.FindVec(prefix + ".buckets");
+  const std::vector<double>* v = state.FindVec(BucketsKey(prefix));
   if (v) {
     for (size_t i = 0; i + kFields <= v->size() && m.buckets_.size() < kMaxBuckets; i += kFields) {
       Bucket b{ClampToInt((*v)[i], 0, kMaxReplicaCount),
@@ -262,7 +272,7 @@ ThroughputModel ThroughputModel::Load(const PersistentState& state, const std::s
       m.buckets_.push_back(b);
     }
   }
-  m.Refit();
+  m.fitted_ = false;  // fitted on first use: a tick reads some of its models only
   return m;
 }
 

@@ -85,13 +85,23 @@ class ThroughputModel {
     double util_s = 0;  // sum of gpu_util * seconds (where known)
     double util_t = 0;  // seconds with a known gpu_util
   };
-  void Refit();
+  // Fits theta_ from the buckets; Fit() does it once after they change (Add, Load), so a model
+  // that a tick never queries is never fitted. Same numbers as fitting eagerly.
+  void Refit() const;
+  void Fit() const {
+    if (!fitted_) {
+      Refit();
+      fitted_ = true;
+    }
+  }
   int NormNodes() const;
+  static const std::string& BucketsKey(const std::string& prefix);
 
   ThroughputPrior prior_;
   std::vector<Bucket> buckets_;
   // Fitted y(n) = theta[0] + theta[1] * (nr/n) + theta[2] * (n/nr), nr = NormNodes().
-  double theta_[3] = {0, 0, 0};
+  mutable double theta_[3] = {0, 0, 0};
+  mutable bool fitted_ = true;  // theta_ matches buckets_
 };
 
 }  // namespace aiscale::decide

@@ -2,6 +2,7 @@
 
 #include <string>
 #include <type_traits>
+#include <vector>
 
 namespace aiscale::decide {
 namespace {
@@ -46,20 +47,39 @@ void Fields(State& t, Fn&& f) {
   f("tr.phase_util_t", t.phase_util_t);
 }
 
+// The keys as strings, built once: Load and Save run every tick for every training job, and
+// building a std::string per field per tick (most keys are past the small-string size) was a
+// quarter of a policy-mix tick.
+const std::vector<std::string>& Keys() {
+  static const std::vector<std::string> keys = [] {
+    std::vector<std::string> k;
+    TrainingState t;
+    Fields(t, [&](const char* key, auto&) { k.emplace_back(key); });
+    return k;
+  }();
+  return keys;
+}
+
 }  // namespace
 
 TrainingState TrainingState::Load(const PersistentState& s) {
   TrainingState t;
-  Fields(t, [&](const char* key, auto& field) {
+  const std::vector<std::string>& keys = Keys();
+  size_t i = 0;
+  Fields(t, [&](const char*, auto& field) {
     using T = std::decay_t<decltype(field)>;
-    field = static_cast<T>(s.Get(key, static_cast<double>(field)));
+    field = static_cast<T>(s.Get(keys[i++], static_cast<double>(field)));
   });
   return t;
 }
 
 void TrainingState::Save(PersistentState& s) const {
-  Fields(*this,
-         [&](const char* key, const auto& field) { s.Set(key, static_cast<double>(field)); });
+  const std::vector<std::string>& keys = Keys();
+  size_t i = 0;
+  Fields(*this, [&](const char*, const auto& field) {
+    // In place: the same one-element vector as PersistentState::Set, without reallocating it.
+    s.values[keys[i++]].assign(1, static_cast<double>(field));
+  });
 }
 
 }  // namespace aiscale::decide
