@@ -43,16 +43,40 @@ configure() { # configure DIR SANITIZERS
     -DAISCALE_BENCH=OFF -DAISCALE_WERROR=OFF >/dev/null
 }
 
+# GCC 12's TSan cannot map its shadow memory when the kernel randomizes mmap with more than 28
+# bits (vm.mmap_rnd_bits = 32 on newer kernels): run without ASLR there when setarch allows.
+no_aslr=()
+if setarch "$(uname -m)" -R true 2>/dev/null; then no_aslr=(setarch "$(uname -m)" -R); fi
+
+# run_tests DIR EXE...: each test executable once (all its tests in one process), up to $jobs
+# at a time, from DIR; prints each one's result line, and a failed one's whole log.
+run_tests() {
+  local dir=$1 failed=0 exe log
+  shift
+  mkdir -p "$dir/sanitize-logs"
+  printf '%s\n' "$@" | (cd "$dir" && xargs -P "$jobs" -I{} "${no_aslr[@]}" sh -c \
+    'exec timeout 900 "$1" >"sanitize-logs/$(basename "$1").log" 2>&1' _ {}) || failed=1
+  for exe in "$@"; do
+    log="$dir/sanitize-logs/$(basename "$exe").log"
+    if grep -q '^\[  PASSED  \]' "$log" && ! grep -q '^\[  FAILED  \]' "$log" &&
+      ! grep -Eq 'ERROR: (Address|Leak|Thread)Sanitizer|WARNING: ThreadSanitizer|runtime error:' \
+        "$log"; then
+      echo "sanitize: $(basename "$exe"): $(grep '^\[  PASSED  \]' "$log")"
+    else
+      echo "sanitize: $(basename "$exe") FAILED:"
+      cat "$log"
+      failed=1
+    fi
+  done
+  return "$failed"
+}
+
 # Every finding fails its process; the reports name file:line.
 export ASAN_OPTIONS="detect_leaks=1:check_initialization_order=1:strict_init_order=1:detect_stack_use_after_return=1:suppressions=$supp/asan.supp"
 export LSAN_OPTIONS="suppressions=$supp/lsan.supp:print_suppressions=0"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:suppressions=$supp/ubsan.supp"
 export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$supp/tsan.supp"
 
-# GCC 12's TSan cannot map its shadow memory when the kernel randomizes mmap with more than 28
-# bits (vm.mmap_rnd_bits = 32 on newer kernels): run without ASLR there when setarch allows.
-no_aslr=()
-if setarch "$(uname -m)" -R true 2>/dev/null; then no_aslr=(setarch "$(uname -m)" -R); fi
 
 status=0
 for mode in "${modes[@]}"; do
@@ -66,10 +90,10 @@ for mode in "${modes[@]}"; do
       fi
       echo "sanitize: asan+ubsan build $((SECONDS - start)) s"
       t0=$SECONDS
-      exclude='^(format|layering)$'
-      ((integration)) || exclude='^(format|layering|integration\..*)$'
-      (cd "$dir" && ctest --output-on-failure -j "$jobs" --timeout 600 -E "$exclude") ||
-        status=1
+      run_tests "$dir" "$dir"/*_tests || status=1
+      if ((integration)); then
+        (cd "$dir" && ctest --output-on-failure --timeout 600 -R '^integration\.') || status=1
+      fi
       echo "sanitize: asan+ubsan tests $((SECONDS - t0)) s"
       ;;
     tsan)
@@ -80,10 +104,7 @@ for mode in "${modes[@]}"; do
       fi
       echo "sanitize: tsan build $((SECONDS - start)) s"
       t0=$SECONDS
-      for t in "${tsan_tests[@]}"; do
-        echo "sanitize: tsan $t"
-        (cd "$dir" && "${no_aslr[@]}" "./$t" --gtest_brief=1) || status=1
-      done
+      run_tests "$dir" "${tsan_tests[@]/#/$dir/}" || status=1
       echo "sanitize: tsan tests $((SECONDS - t0)) s"
       ;;
   esac
