@@ -36,6 +36,10 @@ done
 ((${#modes[@]})) || modes=(asan tsan)
 
 tsan_tests=(control_tests act_tests server_tests)
+# Not under TSan: this test forks a copy of the multi-threaded test process that goes on running
+# an actuator (threads) without exec, which TSan does not support (its child fails 2 runs in 3
+# with die_after_fork=0 too). It runs in the plain suite and under ASan.
+tsan_skip="-LocalActuatorTest.ReplicasDoNotOutliveAKilledAiscale"
 
 configure() { # configure DIR SANITIZERS
   cmake -S "$root" -B "$1" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
@@ -104,7 +108,7 @@ for mode in "${modes[@]}"; do
       fi
       echo "sanitize: tsan build $((SECONDS - start)) s"
       t0=$SECONDS
-      run_tests "$dir" "${tsan_tests[@]/#/$dir/}" || status=1
+      GTEST_FILTER="$tsan_skip" run_tests "$dir" "${tsan_tests[@]/#/$dir/}" || status=1
       echo "sanitize: tsan tests $((SECONDS - t0)) s"
       ;;
   esac
