@@ -96,7 +96,17 @@ for mode in "${modes[@]}"; do
       t0=$SECONDS
       run_tests "$dir" "$dir"/*_tests || status=1
       if ((integration)); then
-        (cd "$dir" && ctest --output-on-failure --timeout 600 -R '^integration\.') || status=1
+        # The scripts run aiscale (instrumented) in the background: its reports go to files,
+        # and any file there is a finding even when the script itself passed.
+        reports="$dir/sanitize-logs/integration"
+        rm -rf "$reports" && mkdir -p "$reports"
+        (cd "$dir" && ASAN_OPTIONS="$ASAN_OPTIONS:log_path=$reports/asan" \
+          UBSAN_OPTIONS="$UBSAN_OPTIONS:log_path=$reports/ubsan" \
+          ctest --output-on-failure --timeout 600 -j "$jobs" -R '^integration\.') || status=1
+        if [ -n "$(ls -A "$reports")" ]; then
+          cat "$reports"/*
+          status=1
+        fi
       fi
       echo "sanitize: asan+ubsan tests $((SECONDS - t0)) s"
       ;;
