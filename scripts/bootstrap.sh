@@ -36,8 +36,11 @@ case "$mode" in
     ;;
   test)
     (cd "$build" && ctest --output-on-failure -j "$jobs" --timeout 600)
-    # Then under sanitizers, in build dirs of their own (issue 11); AISCALE_SANITIZE_TESTS=0 skips.
-    [ "${AISCALE_SANITIZE_TESTS:-1}" = 0 ] || bash scripts/sanitize.sh --jobs "$jobs"
+    # Then under sanitizers, in build dirs of their own (issue 11). AISCALE_SANITIZE_TESTS names
+    # the modes (default "asan tsan"; "asan" alone saves the TSan build); 0 skips.
+    sanitize=${AISCALE_SANITIZE_TESTS:-asan tsan}
+    # shellcheck disable=SC2086 # the modes are words
+    [ "$sanitize" = 0 ] || bash scripts/sanitize.sh $sanitize --jobs "$jobs"
     ;;
   *)
     echo "usage: bootstrap.sh demo|test" >&2
