@@ -2,7 +2,8 @@
 # Installs what is missing (Debian 12 packages only), builds, and then either runs the demo
 # or the whole test suite. Used by the README's two set-up commands and by .ci/run.
 #   bash scripts/bootstrap.sh demo   # install, build, run `aiscale demo`
-#   bash scripts/bootstrap.sh test   # install, build, run every test (CTest)
+#   bash scripts/bootstrap.sh test   # install, build, run every test (CTest), then
+#                                    # scripts/sanitize.sh (ASan+UBSan, TSan)
 set -euo pipefail
 mode=${1:-demo}
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -34,8 +35,12 @@ case "$mode" in
     "$build/aiscale" demo --out "${AISCALE_DEMO_OUT:-aiscale-demo}"
     ;;
   test)
-    cd "$build"
-    ctest --output-on-failure -j "$jobs" --timeout 600
+    (cd "$build" && ctest --output-on-failure -j "$jobs" --timeout 600)
+    # Then under sanitizers, in build dirs of their own (issue 11). AISCALE_SANITIZE_TESTS names
+    # the modes (default "asan tsan"; "asan" alone saves the TSan build); 0 skips.
+    sanitize=${AISCALE_SANITIZE_TESTS:-asan tsan}
+    # shellcheck disable=SC2086 # the modes are words
+    [ "$sanitize" = 0 ] || bash scripts/sanitize.sh $sanitize --jobs "$jobs"
     ;;
   *)
     echo "usage: bootstrap.sh demo|test" >&2

@@ -25,6 +25,18 @@ Duration RetryAfter(const HttpResponse& r) {
   return Seconds(1);
 }
 
+// A server may echo the request's credentials in an error (a proxy's 401 page, a webhook's
+// message): the token is cut from every body and message an error is built from. Tokens
+// shorter than 8 bytes are not real credentials and would mangle ordinary text.
+void Redact(std::string& text, const std::string& token) {
+  if (token.size() < 8) return;
+  const std::string mask = "<redacted>";
+  for (size_t pos = text.find(token); pos != std::string::npos;
+       pos = text.find(token, pos + mask.size())) {
+    text.replace(pos, token.size(), mask);
+  }
+}
+
 }  // namespace
 
 Status KubeApiError(int http_status, const std::string& body) {
@@ -66,7 +78,15 @@ Result<HttpResponse> KubeClient::Attempt(const std::string& method, const std::s
     req.headers.emplace_back("Content-Type", content_type);
     req.body = body;
   }
-  return http_.Send(req);
+  Result<HttpResponse> r = http_.Send(req);
+  if (token.size() < 8) return r;
+  if (!r.ok()) {
+    std::string m = r.status().message();
+    Redact(m, token);
+    return Status::FromCode(r.status().code(), m);
+  }
+  if (r->status < 200 || r->status >= 300) Redact(r->body, token);
+  return r;
 }
 
 Duration KubeClient::NextBackoff(int attempt) {

@@ -382,7 +382,9 @@ TEST(Predictive, StateCarriesAcrossInstancesAndMonthIsFast) {
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::cout << "[measured] a month of ticks: " << s << " s, " << s / (30 * kDayS / kTick) * 1e6
             << " us per tick (ingest + recommend)\n";
-  EXPECT_LT(s, 10.0);
+#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+  EXPECT_LT(s, 10.0);  // not under sanitizers (scripts/sanitize.sh): they run it 3-10x slower
+#endif
 }
 
 }  // namespace

@@ -32,14 +32,15 @@ def main():
     p.add_argument("--crash-once", default="", help="marker file: exit 3 if it is absent")
     a = p.parse_args()
     started = time.monotonic()
-    record(a.events, "start %d" % os.getpid())
 
     def on_term(signum, frame):
         record(a.events, "sigterm")
         if not a.ignore_term:
             os._exit(0)
 
+    # The handler before "start": a test that signals once it sees "start" must find it set.
     signal.signal(signal.SIGTERM, on_term)
+    record(a.events, "start %d" % os.getpid())
     if a.spawn_child:
         child = subprocess.Popen(["/bin/sleep", "300"])
         record(a.events, "child %d" % child.pid)
