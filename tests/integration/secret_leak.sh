@@ -66,7 +66,7 @@ apiVersion: aiscale.dev/v1alpha1
 kind: ControllerConfig
 spec:
   period: 1s
-  store: $run/store.db
+  store: {path: $run/store.db, heartbeat: 0}  # every decision: the check counts them
   server: {port: $api_port}
   sources:
     - {name: p-echo, type: prometheus, url: 'http://127.0.0.1:$echo_port/prom', timeout: 2s,
@@ -148,7 +148,7 @@ kubeconfig "$secrets/kube-dead" "{token: \"$tok_kube\"}" "http://127.0.0.1:$dead
 kubeconfig "$secrets/kube-notstring" "{token: {\"$tok_kube\": 1}}"
 for k in broken dead notstring; do
   sed -e "s#$secrets/kube-static#$secrets/kube-$k#" "$out/config.yaml" |
-    sed -e "s#store: $run/store.db#store: $out/run-$k/store.db#" >"$out/config-$k.yaml"
+    sed -e "s#path: $run/store.db#path: $out/run-$k/store.db#" >"$out/config-$k.yaml"
   "$bin" run -c "$out/config-$k.yaml" --once >"$out/run-$k.out" 2>"$out/run-$k.err"
   "$bin" validate "$out/config-$k.yaml" >"$out/validate-$k.out" 2>&1
 done

@@ -6,8 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/strict_json.h"
 #include "core/numeric.h"
+#include "core/strict_json.h"
 #include "sim/traces/csv_fields.h"
 #include "sim/traces/line_trace_stream.h"
 
