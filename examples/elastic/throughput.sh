@@ -8,6 +8,7 @@
 # rescales; then job-time ratio of the best static run over aiscale (>= 0.95 is the target).
 #
 #   bash examples/elastic/throughput.sh build/aiscale [KEEP_DIR]
+#   EPOCHS=4 EPOCH_SAMPLES=12800 bash examples/elastic/throughput.sh build/aiscale   # longer
 #
 # KEEP_DIR: keep the aiscale run's events log, store and log there (the recording
 # `aiscale calibrate` reads). Ports below the ephemeral range, cleanup by PID
@@ -20,7 +21,7 @@ elastic=$src/examples/elastic
 # shellcheck source=tests/integration/lib/common.sh
 source "$src/tests/integration/lib/common.sh"
 itest_init
-job_args="'--epochs', '2', '--epoch-samples', '6400', '--batch', '32', '--load-s', '6',
+job_args="'--epochs', '${EPOCHS:-2}', '--epoch-samples', '${EPOCH_SAMPLES:-6400}', '--batch', '32', '--load-s', '6',
                   '--eval-batches', '8', '--eval-s', '12', '--ckpt-every', '20'"
 
 # write_config DIR POLICY MIN MAX
@@ -95,6 +96,9 @@ if [ -n "$keep" ]; then
   mkdir -p "$keep"
   cp "$ITEST_TMP/aiscale/events.jsonl" "$ITEST_TMP/aiscale/store.db" "$ITEST_TMP/aiscale/aiscale.log" \
     "$ITEST_TMP/aiscale/aiscale.yaml" "$keep/"
+  # The simulator on the calibrated run: predicted vs real (README, simulator fidelity).
+  "$aiscale" calibrate --config "$keep/aiscale.yaml" --events "$keep/events.jsonl" \
+    --store "$keep/store.db" -o "$keep/calibrated.yaml"
 fi
 "$ITEST_PY" - "$ITEST_TMP" <<'PY'
 import datetime, json, re, sys

@@ -1,6 +1,6 @@
 // aiscale calibrate --config FILE --events FILE [--workload NAME] [--store FILE] [-o OUT]
-// [--no-simulate]: turns a real training run into a simulator scenario and says how well the
-// simulator then predicts that run.
+// [--no-simulate] [--unfinished]: turns a real training run into a simulator scenario and says how
+// well the simulator then predicts that run.
 //
 // Reads the job's events log (examples/elastic/train.py --events; the training engine
 // contract) and the workload's decisions from the store `aiscale run` wrote (spec.store of the
@@ -33,16 +33,18 @@ constexpr size_t kAllDecisions = 10'000'000;
 struct CalibrateFlags {
   std::string config, events, workload, store, out;
   bool simulate = true;
+  bool unfinished = false;
 };
 
 int Usage(std::ostream& os, int code) {
   os << "usage: aiscale calibrate --config FILE --events FILE [--workload NAME] [--store FILE]\n"
-        "                         [-o OUT] [--no-simulate]\n\n"
+        "                         [-o OUT] [--no-simulate] [--unfinished]\n\n"
         "Fits a simulator scenario to a real training run: throughput by world size, phase\n"
         "lengths and restart cost from the job's events log, rescales and allocated replicas\n"
         "from the decisions in the store (spec.store of the controller config, or --store).\n"
         "Writes the scenario to OUT (default: stdout), then simulates it with the workload's\n"
         "policy and prints predicted vs real with the error.\n"
+        "  --unfinished  calibrate a run that never logged `done` up to its last event\n"
         "Exit status: 0 written, 1 an error, 2 usage.\n";
   return code;
 }
@@ -58,6 +60,8 @@ bool ParseFlags(const Args& args, CalibrateFlags& f) {
                                                     : nullptr;
     if (a == "--no-simulate") {
       f.simulate = false;
+    } else if (a == "--unfinished") {
+      f.unfinished = true;
     } else if (dst == nullptr || i + 1 >= args.size()) {
       std::cerr << "aiscale calibrate: " << (dst ? a + " needs a value" : "unexpected '" + a + "'")
                 << "\n";
@@ -181,7 +185,7 @@ Status RunCalibrate(const CalibrateFlags& f) {
   ASSIGN_OR_RETURN(Setup setup, ReadSetup(f));
   ASSIGN_OR_RETURN(std::string text, ReadFile(f.events));
   ASSIGN_OR_RETURN(std::vector<sim::TickRecord> ticks, ReadTicks(setup, f));
-  auto cal = sim::Calibrate(sim::ParseJobEvents(text), ticks);
+  auto cal = sim::Calibrate(sim::ParseJobEvents(text), ticks, {f.unfinished});
   if (!cal.ok())
     return Status::Invalid("unable to calibrate from " + f.events + ": " + cal.status().message());
   sim::ScenarioFrame frame;
@@ -202,6 +206,7 @@ Status RunCalibrate(const CalibrateFlags& f) {
     report << "wrote " << f.out << "\n";
   }
   PrintMeasured(*cal, ticks.size(), report);
+  if (!cal->finished) report << "the run did not finish: its job ends at the samples it reached\n";
   if (!f.simulate) return Status::Ok();
   return Simulate(yaml, f.out.empty() ? "<calibrated>" : f.out, *cal, report);
 }

@@ -10,7 +10,8 @@
 //   ASSIGN_OR_RETURN(Calibration c, Calibrate(events, ticks));
 //   std::cout << JobYaml(c, 6);
 //
-// Errors: Invalid when the log holds no run to calibrate from (no start, no done, no steps);
+// Errors: Invalid when the log holds no run to calibrate from (no start, no steps, no done
+// unless CalibrateOptions::allow_unfinished);
 // a line cut by a kill or not JSON is skipped (counted in Calibration::skipped_lines).
 #pragma once
 
@@ -80,6 +81,7 @@ struct Calibration {
   double total_samples = 0;
   int batch = 0;  // samples per rank per step
   int initial_world = 1;
+  bool finished = true;  // false: calibrated up to the last event of an unfinished run
   int skipped_lines = 0;
   RealRun real;
   // Fitted (the simulator's model; training_model.h): t_step(n) = batch * sample_compute_s / n
@@ -91,7 +93,14 @@ struct Calibration {
   double ModelSamplesPerS(int n) const;
 };
 
-Result<Calibration> Calibrate(const JobEventLog& log, const std::vector<TickRecord>& ticks);
+struct CalibrateOptions {
+  // A run cut before its `done` event (a test's, a stopped job's) ends at its last event, and
+  // its job at the samples it reached; otherwise such a log is Invalid.
+  bool allow_unfinished = false;
+};
+
+Result<Calibration> Calibrate(const JobEventLog& log, const std::vector<TickRecord>& ticks,
+                              CalibrateOptions options = {});
 
 // The scenario's `job:` map for the TrainingJob model, as YAML lines indented by `indent`.
 std::string JobYaml(const Calibration& c, int indent);

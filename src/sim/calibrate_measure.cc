@@ -184,7 +184,8 @@ void Fit(Calibration& c) {
 
 }  // namespace
 
-Result<Calibration> Calibrate(const JobEventLog& log, const std::vector<TickRecord>& ticks_in) {
+Result<Calibration> Calibrate(const JobEventLog& log, const std::vector<TickRecord>& ticks_in,
+                              CalibrateOptions options) {
   const std::vector<JobEvent>& ev = log.events;
   size_t from = std::string::npos, to = std::string::npos;
   for (size_t i = 0; i < ev.size(); ++i) {
@@ -195,11 +196,14 @@ Result<Calibration> Calibrate(const JobEventLog& log, const std::vector<TickReco
     }
   }
   if (from == std::string::npos) return Status::Invalid("the events log has no `start` event");
+  const bool finished = to != std::string::npos;
+  if (!finished && options.allow_unfinished && ev.size() > from + 1) to = ev.size() - 1;
   if (to == std::string::npos) {
     return Status::Invalid("the events log has no `done` event after its first start: " +
                            std::string("calibrate needs a run that finished"));
   }
   Calibration c;
+  c.finished = finished;
   c.skipped_lines = log.skipped_lines;
   c.initial_world = std::max(1, ev[from].world);
   MeasureThroughput(ev, from, to, c);
@@ -216,8 +220,8 @@ Result<Calibration> Calibrate(const JobEventLog& log, const std::vector<TickReco
       c.epochs = std::max(c.epochs, ev[i].epoch + 1);
   }
   c.epochs = std::max(c.epochs, 1);
-  c.total_samples = ev[to].samples;
-  c.real.samples = ev[to].samples;
+  for (size_t i = from; i <= to; ++i) c.total_samples = std::max(c.total_samples, ev[i].samples);
+  c.real.samples = c.total_samples;
   c.real.job_time_s = ev[to].t - ev[from].t;
   c.real.node_hours = NodeHours(ticks, ev[from].t, ev[to].t, c.initial_world);
   Fit(c);

@@ -225,6 +225,18 @@ TEST(Calibrate, RejectsLogsWithoutARun) {
   }
 }
 
+TEST(Calibrate, UnfinishedRunWhenAllowed) {
+  LogBuilder b;
+  b.Start(1).Phase("load", 0).Phase("compute", 0, 5).Steps(10, 0.5).Stop(1);
+  auto c = Calibrate(b.log(), {}, {.allow_unfinished = true});
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_FALSE(c->finished);
+  EXPECT_DOUBLE_EQ(c->total_samples, 320);
+  EXPECT_NEAR(c->real.job_time_s, 11, 1e-9);  // to the last event (the stop)
+  EXPECT_NEAR(c->samples_per_s.at(1), 64, 1e-9);
+  EXPECT_TRUE(Calibrate(StaticRun().log(), {}, {.allow_unfinished = true})->finished);
+}
+
 // The scenario written from a calibration parses, and its job model gives back the measured
 // throughput, load and eval lengths and the restart gap.
 TEST(ScenarioYaml, RoundTripsThroughTheSimulatorModel) {
