@@ -88,8 +88,9 @@ Result<std::string> ReadFile(const std::string& path) {
 // What the run's controller config says about the workload.
 struct Setup {
   ControllerConfig cfg;
-  const WorkloadSpec* workload = nullptr;
+  size_t index = 0;  // of the workload in cfg.workloads
   std::string policy_yaml;
+  const WorkloadSpec& workload() const { return cfg.workloads[index]; }
 };
 
 Result<Setup> ReadSetup(const CalibrateFlags& f) {
@@ -101,20 +102,23 @@ Result<Setup> ReadSetup(const CalibrateFlags& f) {
     return Status::Invalid("unable to read controller config " + f.config + ":\n" +
                            errors.ToStatus().message());
   }
-  Setup s{*std::move(cfg), nullptr, ""};
-  for (const WorkloadSpec& w : s.cfg.workloads) {
+  Setup s{*std::move(cfg), 0, ""};
+  bool found = false;
+  for (size_t i = 0; i < s.cfg.workloads.size(); ++i) {
+    const WorkloadSpec& w = s.cfg.workloads[i];
     if (f.workload.empty() ? s.cfg.workloads.size() == 1
                            : (w.ref.name == f.workload || w.ref.Key() == f.workload)) {
-      s.workload = &w;
+      s.index = i;
+      found = true;
     }
   }
-  if (s.workload == nullptr) {
+  if (!found) {
     return Status::NotFound(f.workload.empty()
                                 ? f.config + " has several workloads: name one with --workload"
                                 : "no workload '" + f.workload + "' in " + f.config);
   }
   for (const YAML::Node& w : root.raw()["spec"]["workloads"]) {
-    if (w["name"] && w["name"].Scalar() == s.workload->ref.name) {
+    if (w["name"] && w["name"].Scalar() == s.workload().ref.name) {
       YAML::Emitter e;
       e << YAML::Flow << w["policy"];
       s.policy_yaml = e.c_str();
@@ -127,7 +131,7 @@ Result<std::vector<sim::TickRecord>> ReadTicks(const Setup& s, const CalibrateFl
   const std::string path = f.store.empty() ? s.cfg.store_path : f.store;
   if (path.empty()) return Status::NotFound("no store: " + f.config + " has no spec.store");
   ASSIGN_OR_RETURN(auto store, store::SqliteStore::Open(path));
-  ASSIGN_OR_RETURN(std::vector<Decision> ds, store->Recent(s.workload->ref.Key(), kAllDecisions));
+  ASSIGN_OR_RETURN(std::vector<Decision> ds, store->Recent(s.workload().ref.Key(), kAllDecisions));
   std::vector<sim::TickRecord> ticks;
   for (const Decision& d : ds) {
     const double t = std::chrono::duration<double>(d.wall.time_since_epoch()).count();
@@ -163,8 +167,8 @@ void PrintMeasured(const sim::Calibration& c, size_t ticks, std::ostream& os) {
      << "] s, shrink [" << list(c.shrink_latency_s) << "] s\n";
 }
 
-Status Simulate(const std::string& yaml, const std::string& file, const sim::Calibration& c,
-                std::ostream& os) {
+Status PredictAndCompare(const std::string& yaml, const std::string& file,
+                         const sim::Calibration& c, std::ostream& os) {
   ASSIGN_OR_RETURN(sim::Scenario s, sim::ParseScenario(yaml, file));
   ASSIGN_OR_RETURN(auto runs, s.Runs({s.workloads[0].spec.pipeline.name}));
   ASSIGN_OR_RETURN(sim::RunResult r, sim::RunPolicy(s, runs[0], sim::RunOptions{}));
@@ -189,10 +193,10 @@ Status RunCalibrate(const CalibrateFlags& f) {
   if (!cal.ok())
     return Status::Invalid("unable to calibrate from " + f.events + ": " + cal.status().message());
   sim::ScenarioFrame frame;
-  frame.name = setup.workload->ref.name + "-calibrated";
-  frame.workload = setup.workload->ref.name;
-  frame.min_replicas = setup.workload->min_replicas;
-  frame.max_replicas = setup.workload->max_replicas;
+  frame.name = setup.workload().ref.name + "-calibrated";
+  frame.workload = setup.workload().ref.name;
+  frame.min_replicas = setup.workload().min_replicas;
+  frame.max_replicas = setup.workload().max_replicas;
   frame.control_period_s = setup.cfg.period_s;
   frame.policy_yaml = setup.policy_yaml;
   const std::string yaml = sim::ScenarioYaml(*cal, frame);
@@ -208,7 +212,7 @@ Status RunCalibrate(const CalibrateFlags& f) {
   PrintMeasured(*cal, ticks.size(), report);
   if (!cal->finished) report << "the run did not finish: its job ends at the samples it reached\n";
   if (!f.simulate) return Status::Ok();
-  return Simulate(yaml, f.out.empty() ? "<calibrated>" : f.out, *cal, report);
+  return PredictAndCompare(yaml, f.out.empty() ? "<calibrated>" : f.out, *cal, report);
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "sim/calibrate.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <limits>
 
@@ -74,7 +75,7 @@ std::vector<double> FitNonNegative(const std::vector<std::vector<double>>& x,
   // Subsets by size, so an exact fit with fewer parameters wins a tie (the simpler model).
   for (size_t size = 1; size <= cols; ++size) {
     for (unsigned mask = 1; mask < (1u << cols); ++mask) {
-      if (static_cast<size_t>(__builtin_popcount(mask)) != size) continue;
+      if (static_cast<size_t>(std::popcount(mask)) != size) continue;
       std::vector<double> coef;
       if (!FitSubset(x, y, mask, coef)) continue;
       double res = 0;
