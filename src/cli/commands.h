@@ -17,5 +17,6 @@ int ConformanceKpa(const std::string& file);  // conformance_kpa.cc
 int Validate(const Args& args);               // cmd_validate.cc
 int Run(const Args& args);                    // cmd_run.cc
 int Explain(const Args& args);                // cmd_explain.cc
+int Calibrate(const Args& args);              // cmd_calibrate.cc
 
 }  // namespace aiscale::cli

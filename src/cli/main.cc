@@ -24,6 +24,8 @@ constexpr Command kCommands[] = {
      "run the controller live on a ControllerConfig: run -c FILE [--dry-run] [--once]"},
     {"validate", &aiscale::cli::Validate, "check a config or scenario file and list every error"},
     {"explain", &aiscale::cli::Explain, "the last decisions of a workload in words, newest first"},
+    {"calibrate", &aiscale::cli::Calibrate,
+     "fit a simulator scenario to a real training run and compare its prediction"},
 };
 
 int Usage(std::ostream& os, int code) {

@@ -13,7 +13,9 @@
 #      at exactly the step the job acknowledged to the pre-stop checkpoint request;
 #   5. aiscale stopped: the pre-stop hook asked for a checkpoint and the job acknowledged it,
 #      every agent and worker is gone, and the last checkpoint is intact (no .tmp left,
-#      loadable, at the last step the job reached).
+#      loadable, at the last step the job reached);
+#   6. `aiscale calibrate --unfinished` fits a simulator scenario to this run (its decisions in
+#      the store, the job's events log), simulates it, and the scenario validates.
 # Prints the summary (tests/integration/tools/elastic_events.py) with the decision -> first
 # step latencies. Usage: elastic_torchrun.sh <aiscale binary> <source dir>
 set -u
@@ -177,6 +179,11 @@ steps = [json.loads(l)["step"] for l in open(sys.argv[2]) if '"ev": "step"' in l
 print("checkpoint step", ck["state"]["step"], "last step", max(steps))
 sys.exit(0 if ck["state"]["step"] == max(steps) else 1)
 EOF
+
+# 6. The run as a simulator scenario (the job never finishes its 50 epochs here: --unfinished).
+check "aiscale calibrate fits and simulates this run" "$aiscale" calibrate \
+  --config "$ITEST_TMP/aiscale.yaml" --events "$events" --unfinished -o "$ITEST_TMP/calibrated.yaml"
+check "the calibrated scenario validates" "$aiscale" validate "$ITEST_TMP/calibrated.yaml"
 
 summary | tee "$ITEST_TMP/summary.json" | "$py" -c '
 import json, sys
