@@ -37,8 +37,9 @@ case "$mode" in
   test)
     (cd "$build" && ctest --output-on-failure -j "$jobs" --timeout 600)
     # Then under sanitizers, in build dirs of their own (issue 11). AISCALE_SANITIZE_TESTS names
-    # the modes (default "asan tsan"; "asan" alone saves the TSan build); 0 skips.
-    sanitize=${AISCALE_SANITIZE_TESTS:-asan tsan}
+    # the modes ("asan tsan", or "asan" alone); 0 (the default for now) skips: the two extra
+    # builds have not yet been timed on a clean 2-core CI machine against the 30-minute budget.
+    sanitize=${AISCALE_SANITIZE_TESTS:-0}
     # shellcheck disable=SC2086 # the modes are words
     [ "$sanitize" = 0 ] || bash scripts/sanitize.sh $sanitize --jobs "$jobs"
     ;;
