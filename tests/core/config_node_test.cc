@@ -70,3 +70,25 @@ TEST(ConfigNode, AbsentChildrenAreSafeAndLocatedAtTheirParent) {
 
 }  // namespace
 }  // namespace aiscale::config
+
+namespace aiscale::config {
+namespace {
+
+// A field read by two checks (the workload spec and its constraints) reports its error once;
+// distinct errors, even on the same line, are all kept.
+TEST(ConfigErrors, AnErrorIsReportedOnceEvenWhenAFieldIsReadTwice) {
+  ConfigErrors errs;
+  ConfigNode root = ParseConfig("max_replicas: 0\nmin_replicas: 0\n", "w.yaml", errs);
+  for (int read = 0; read < 2; ++read) root.Int("max_replicas", 1, AtLeast(1));
+  root.Int("min_replicas", 1, AtLeast(1));
+  root.Child("max_replicas").Error("another problem");
+  ASSERT_EQ(errs.size(), 3u) << errs.ToStatus().message();
+  EXPECT_NE(errs.all()[0].ToString().find("w.yaml:1:15: max_replicas: must be >= 1"),
+            std::string::npos)
+      << errs.all()[0].ToString();
+  EXPECT_NE(errs.all()[1].ToString().find("min_replicas"), std::string::npos);
+  EXPECT_NE(errs.all()[2].ToString().find("another problem"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace aiscale::config

@@ -131,12 +131,10 @@ TEST_F(CurlHttpClientTest, SendsAndReceivesHeaders) {
   EXPECT_EQ(r->Header("X-Auth"), "Bearer t0k");
   EXPECT_EQ(r->Header("content-type"), "text/plain");
   EXPECT_EQ(r->Header("absent"), "");
-  for (const auto& [name, value] : r->headers) {
-    EXPECT_EQ(name, [&] {
-      std::string lower = name;
-      for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-      return lower;
-    }());
+  for (const auto& header : r->headers) {  // names are stored lower-case
+    std::string lower = header.first;
+    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    EXPECT_EQ(header.first, lower);
   }
 }
 

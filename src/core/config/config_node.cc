@@ -1,5 +1,6 @@
 #include "core/config/config_node.h"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <set>
@@ -20,6 +21,14 @@ std::string ConfigError::ToString() const {
   if (!path.empty()) os << path << ": ";
   os << message;
   return os.str();
+}
+
+void ConfigErrors::Add(ConfigError e) {
+  auto same = [&e](const ConfigError& o) {
+    return o.line == e.line && o.column == e.column && o.file == e.file && o.path == e.path &&
+           o.message == e.message;
+  };
+  if (std::none_of(errors_.begin(), errors_.end(), same)) errors_.push_back(std::move(e));
 }
 
 Status ConfigErrors::ToStatus() const {

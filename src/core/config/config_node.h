@@ -35,7 +35,8 @@ struct ConfigError {
 
 class ConfigErrors {
  public:
-  void Add(ConfigError e) { errors_.push_back(std::move(e)); }
+  // An error identical to one already recorded (a field read by two checks) is kept once.
+  void Add(ConfigError e);
   bool empty() const { return errors_.empty(); }
   size_t size() const { return errors_.size(); }
   const std::vector<ConfigError>& all() const { return errors_; }
