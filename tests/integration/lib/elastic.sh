@@ -21,6 +21,8 @@
 #         dir=DIR base=PORT policy='{name: ...}' (required)
 #         name=elastic-itest period=5s window=15s min=1 max=3 id=elastic backoff_max=10s
 #         job='--epochs 20 ...' (train.py arguments after --events, whitespace-separated)
+#         engine=local|slurm (slurm: one batch job per agent, DIR/agent.sbatch; partition=debug)
+#         heartbeat=0 (the store keeps every decision; default: the store's own heartbeat)
 #
 # Requires ELASTIC_DIR (examples/elastic) or derives it from this file's location.
 
@@ -64,20 +66,75 @@ elastic_yaml_list() {
 }
 
 elastic_shell_words() {
-  local word out=""
+  # Single quotes, not printf %q: a template's {rdzv_is_host} must stay as written for the
+  # engine to substitute it.
+  local word out="" sq="'" plain='^[A-Za-z0-9_./:=,+@%-]+$'
   while IFS= read -r word; do
-    out+="${out:+ }$(printf '%q' "$word")"
+    [[ $word =~ $plain ]] || word="'${word//$sq/$sq\\$sq$sq}'"
+    out+="${out:+ }$word"
   done
   printf '%s\n' "$out"
+}
+
+# The pre-stop hook's argv (YAML): ask rank 0 for a checkpoint, wait for the acknowledgement.
+_elastic_pre_stop() {
+  printf '%s' "['/usr/bin/python3', '$ELASTIC_DIR/request_checkpoint.py',
+                    '--url', 'http://127.0.0.1:$1', '--timeout', '20']"
+}
+
+# _elastic_local_target DIR METRICS COMMAND_YAML BACKOFF_MAX: the local engine's target block.
+_elastic_local_target() {
+  cat <<EOF
+      target:
+        engine: local
+        command: $3
+        rendezvous_host_replica: 0
+        readiness: {log: 'aiscale-elastic: worker'}   # its worker joined a rendezvous
+        ready_timeout: 120s
+        env: {OMP_NUM_THREADS: '1'}
+        pre_stop:
+          command: $(_elastic_pre_stop "$2")
+          timeout: 25s
+        grace_period: 40s          # torchrun gives its workers 30 s after SIGTERM
+        restart_backoff: {initial: 2s, max: $4}
+        log_dir: $1/logs
+        run_dir: $1/run
+EOF
+}
+
+# _elastic_slurm_target DIR METRICS COMMAND_WORDS PARTITION: writes DIR/agent.sbatch (one
+# torchrun agent per batch job) and prints the Slurm engine's target block.
+_elastic_slurm_target() {
+  cat >"$1/agent.sbatch" <<EOF
+#!/bin/bash
+# torchrun agent {replica} of {workload}: replica 0 hosts the rendezvous (is_host={rdzv_is_host})
+export OMP_NUM_THREADS=1
+exec $3
+EOF
+  cat <<EOF
+      target:
+        engine: slurm
+        script: $1/agent.sbatch
+        partition: $4
+        rendezvous_host_replica: 0
+        pre_stop:
+          command: $(_elastic_pre_stop "$2")
+          timeout: 25s
+        grace_period: 40s          # torchrun gives its workers 30 s after SIGTERM
+        poll_interval: 1s
+        sbatch_args: ['--output=$1/logs/agent-%j.log', '--chdir=$1']
+        run_dir: $1/run
+EOF
 }
 
 elastic_config() {
   local file=$1
   shift
   local dir="" base="" policy="" name=elastic-itest period=5s window=15s min=1 max=3 id=elastic
-  local backoff_max=10s job=""
+  local backoff_max=10s job="" engine=local partition=debug heartbeat=""
   while (($#)); do
-    _elastic_set elastic_config "dir base policy name period window min max id backoff_max job" \
+    _elastic_set elastic_config \
+      "dir base policy name period window min max id backoff_max job engine partition heartbeat" \
       "$1" || return 1
     shift
   done
@@ -85,18 +142,33 @@ elastic_config() {
     echo "elastic_config: dir, base and policy are required" >&2
     return 1
   fi
-  local metrics=$((base + 1)) command job_words=()
+  local metrics=$((base + 1)) words target job_words=() store=$dir/store.db
+  [ -n "$heartbeat" ] && store="{path: $dir/store.db, heartbeat: $heartbeat}"
   read -r -a job_words <<<"${job//$'\n'/ }"
-  command=$(elastic_agent_args rdzv="$base" id="$id" ckpt="$dir/ckpt" metrics="$metrics" -- \
-    --events "$dir/events.jsonl" "${job_words[@]}" | elastic_yaml_list) || return 1
+  words=$(elastic_agent_args rdzv="$base" id="$id" ckpt="$dir/ckpt" metrics="$metrics" -- \
+    --events "$dir/events.jsonl" "${job_words[@]}") || return 1
   mkdir -p "$dir/logs" "$dir/run"
+  case $engine in
+    local)
+      target=$(_elastic_local_target "$dir" "$metrics" "$(elastic_yaml_list <<<"$words")" \
+        "$backoff_max")
+      ;;
+    slurm)
+      target=$(_elastic_slurm_target "$dir" "$metrics" "$(elastic_shell_words <<<"$words")" \
+        "$partition")
+      ;;
+    *)
+      echo "elastic_config: engine must be local or slurm, not '$engine'" >&2
+      return 1
+      ;;
+  esac
   cat >"$file" <<EOF
 apiVersion: aiscale.dev/v1alpha1
 kind: ControllerConfig
 metadata: {name: $name}
 spec:
   period: $period
-  store: $dir/store.db
+  store: $store
   server: {host: 127.0.0.1, port: $((base + 2))}
   sources:
     - {name: job, type: scrape, preset: training, targets: ['http://127.0.0.1:$metrics/metrics'],
@@ -112,20 +184,6 @@ spec:
         - {name: samples_remaining, source: job}
         - {name: phase, source: job}
         - {name: epoch, source: job}
-      target:
-        engine: local
-        command: $command
-        rendezvous_host_replica: 0
-        readiness: {log: 'aiscale-elastic: worker'}   # its worker joined a rendezvous
-        ready_timeout: 120s
-        env: {OMP_NUM_THREADS: '1'}
-        pre_stop:
-          command: ['/usr/bin/python3', '$ELASTIC_DIR/request_checkpoint.py',
-                    '--url', 'http://127.0.0.1:$metrics', '--timeout', '20']
-          timeout: 25s
-        grace_period: 40s          # torchrun gives its workers 30 s after SIGTERM
-        restart_backoff: {initial: 2s, max: $backoff_max}
-        log_dir: $dir/logs
-        run_dir: $dir/run
+$target
 EOF
 }
