@@ -55,7 +55,7 @@ elastic_config "$ITEST_TMP/aiscale.yaml" dir="$work" base="$base" name=elastic-l
   window=12s min=2 max=3 id=learn heartbeat=0 \
   policy='{name: training, reference_replicas: 3, rescales_per_hour: 60, rescale_burst: 3,
            min_dwell: 45s, restart_cost: 15s, warmup: 30s, grace_period: 30s}' \
-  job="--epochs 50 --epoch-samples 40000 --batch 32 --load-s 2 --ckpt-every 20" ||
+  job="--epochs 50 --epoch-samples 400000 --batch 32 --load-s 2 --ckpt-every 20" ||
   itest_fail "could not write the config"
 itest_spawn aiscale "$aiscale" run -c "$ITEST_TMP/aiscale.yaml" --verbose
 aiscale_pid=$ITEST_LAST_PID
