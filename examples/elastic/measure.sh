@@ -16,58 +16,18 @@ duration=${2:-420}
 kill_at_s=
 [ "${3:-}" = "--kill-at-s" ] && kill_at_s=${4:?seconds}
 src=$(cd "$(dirname "$0")/../.." && pwd)
-elastic=$src/examples/elastic
 # shellcheck source=tests/integration/lib/common.sh
 source "$src/tests/integration/lib/common.sh"
+# shellcheck source=tests/integration/lib/elastic.sh
+source "$src/tests/integration/lib/elastic.sh"
 itest_init
 base=$(port_block 3)
 work=$ITEST_TMP/job
-mkdir -p "$work/logs" "$work/run"
-cat >"$ITEST_TMP/aiscale.yaml" <<EOF
-apiVersion: aiscale.dev/v1alpha1
-kind: ControllerConfig
-metadata: {name: elastic-measure}
-spec:
-  period: 5s
-  store: $ITEST_TMP/store.db
-  server: {host: 127.0.0.1, port: $((base + 2))}
-  sources:
-    - {name: job, type: scrape, preset: training, targets: ['http://127.0.0.1:$((base + 1))/metrics'],
-       timeout: 2s, window: 15s}
-  workloads:
-    - name: elastic
-      kind: TrainingJob
-      min_replicas: 1
-      max_replicas: 3
-      policy: {name: training, reference_replicas: 2, rescales_per_hour: 60, rescale_burst: 3,
-               min_dwell: 20s, restart_cost: 15s, warmup: 30s, grace_period: 20s}
-      signals:
-        - {name: samples_per_s, source: job}
-        - {name: samples_remaining, source: job}
-        - {name: phase, source: job}
-        - {name: epoch, source: job}
-      target:
-        engine: local
-        command: [/usr/bin/python3, $elastic/torchrun.py, --nnodes=1:3, --nproc_per_node=1,
-                  --rdzv_backend=c10d, --rdzv_endpoint=127.0.0.1:$base, --rdzv_id=measure,
-                  '--rdzv_conf=last_call_timeout=2,is_host={rdzv_is_host}',
-                  --monitor_interval=1, --max_restarts=1000,
-                  $elastic/train.py, --ckpt-dir, $work/ckpt, --metrics-port, '$((base + 1))',
-                  --events, $work/events.jsonl, --epochs, '20', --epoch-samples, '8000',
-                  --batch, '32', --load-s, '4', --eval-s, '30', --ckpt-every, '20']
-        rendezvous_host_replica: 0
-        readiness: {log: 'aiscale-elastic: worker'}   # its worker joined a rendezvous
-        ready_timeout: 120s
-        env: {OMP_NUM_THREADS: '1'}
-        pre_stop:
-          command: [/usr/bin/python3, $elastic/request_checkpoint.py,
-                    --url, 'http://127.0.0.1:$((base + 1))', --timeout, '20']
-          timeout: 25s
-        grace_period: 40s
-        restart_backoff: {initial: 2s, max: 10s}
-        log_dir: $work/logs
-        run_dir: $work/run
-EOF
+elastic_config "$ITEST_TMP/aiscale.yaml" dir="$work" base="$base" name=elastic-measure id=measure \
+  policy='{name: training, reference_replicas: 2, rescales_per_hour: 60, rescale_burst: 3,
+           min_dwell: 20s, restart_cost: 15s, warmup: 30s, grace_period: 20s}' \
+  job="--epochs 20 --epoch-samples 8000 --batch 32 --load-s 4 --eval-s 30 --ckpt-every 20" ||
+  exit 1
 itest_spawn aiscale "$aiscale" run -c "$ITEST_TMP/aiscale.yaml" --verbose
 pid=$ITEST_LAST_PID
 kill_at=

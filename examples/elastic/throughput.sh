@@ -17,61 +17,18 @@ set -u
 aiscale=$(realpath "${1:?aiscale binary}")
 keep=${2:-}
 src=$(cd "$(dirname "$0")/../.." && pwd)
-elastic=$src/examples/elastic
 # shellcheck source=tests/integration/lib/common.sh
 source "$src/tests/integration/lib/common.sh"
+# shellcheck source=tests/integration/lib/elastic.sh
+source "$src/tests/integration/lib/elastic.sh"
 itest_init
-job_args="'--epochs', '${EPOCHS:-2}', '--epoch-samples', '${EPOCH_SAMPLES:-6400}', '--batch', '32', '--load-s', '6',
-                  '--eval-batches', '8', '--eval-s', '12', '--ckpt-every', '20'"
+job_args="--epochs ${EPOCHS:-2} --epoch-samples ${EPOCH_SAMPLES:-6400} --batch 32 --load-s 6
+          --eval-batches 8 --eval-s 12 --ckpt-every 20"
 
-# write_config DIR POLICY MIN MAX
+# write_config DIR POLICY MIN MAX (tests/integration/lib/elastic.sh)
 write_config() {
-  local dir=$1 policy=$2 min=$3 max=$4 base
-  base=$(port_block 3)
-  mkdir -p "$dir/logs" "$dir/run"
-  cat >"$dir/aiscale.yaml" <<EOF
-apiVersion: aiscale.dev/v1alpha1
-kind: ControllerConfig
-metadata: {name: elastic-throughput}
-spec:
-  period: 5s
-  store: $dir/store.db
-  server: {host: 127.0.0.1, port: $((base + 2))}
-  sources:
-    - {name: job, type: scrape, preset: training, targets: ['http://127.0.0.1:$((base + 1))/metrics'],
-       timeout: 2s, window: 15s}
-  workloads:
-    - name: elastic
-      kind: TrainingJob
-      min_replicas: $min
-      max_replicas: $max
-      policy: $policy
-      signals:
-        - {name: samples_per_s, source: job}
-        - {name: samples_remaining, source: job}
-        - {name: phase, source: job}
-        - {name: epoch, source: job}
-      target:
-        engine: local
-        command: [/usr/bin/python3, $elastic/torchrun.py, --nnodes=1:3, --nproc_per_node=1,
-                  --rdzv_backend=c10d, --rdzv_endpoint=127.0.0.1:$base, --rdzv_id=throughput,
-                  '--rdzv_conf=last_call_timeout=2,is_host={rdzv_is_host}',
-                  --monitor_interval=1, --max_restarts=1000,
-                  $elastic/train.py, --ckpt-dir, $dir/ckpt, --metrics-port, '$((base + 1))',
-                  --events, $dir/events.jsonl, $job_args]
-        rendezvous_host_replica: 0
-        readiness: {log: 'aiscale-elastic: worker'}
-        ready_timeout: 120s
-        env: {OMP_NUM_THREADS: '1'}
-        pre_stop:
-          command: [/usr/bin/python3, $elastic/request_checkpoint.py,
-                    --url, 'http://127.0.0.1:$((base + 1))', --timeout, '20']
-          timeout: 25s
-        grace_period: 40s
-        restart_backoff: {initial: 2s, max: 10s}
-        log_dir: $dir/logs
-        run_dir: $dir/run
-EOF
+  elastic_config "$1/aiscale.yaml" dir="$1" base="$(port_block 3)" name=elastic-throughput \
+    id=throughput policy="$2" min="$3" max="$4" job="$job_args"
 }
 
 # run_one NAME POLICY MIN MAX: runs until the job's `done` event (30 min at most).

@@ -87,6 +87,11 @@ Status SlurmActuator::Start(bool poll) {
   if (initial_replicas_ < 0) return Status::Invalid("initial replicas must be >= 0");
   Result<std::string> script = ReadBoundedFile(cfg_.script, kConfigFileLimit);
   if (!script.ok()) return script.status().Wrap("batch script");
+  // Without a host replica every agent would render is_host=0 and none would serve the store.
+  if (cfg_.rendezvous_host_replica < 0 && script->find("{rdzv_is_host}") != std::string::npos) {
+    return Status::Invalid("batch script " + cfg_.script +
+                           " uses {rdzv_is_host} but rendezvous_host_replica is not set");
+  }
   std::error_code ec;
   fs::create_directories(cfg_.run_dir, ec);
   const std::string probe = cfg_.run_dir + "/.aiscale-write-test-" + std::to_string(getpid());
@@ -214,7 +219,7 @@ Status SlurmActuator::Sync() {
 
 void SlurmActuator::PlanLocked(std::vector<Replica>& stop, std::vector<int>& submit) {
   // Keep the oldest job of each index; order the rest for stopping: duplicates, then pending
-  // jobs (they serve nobody yet), then the highest index.
+  // jobs (they serve nobody yet), then the highest index, the rendezvous host last of all.
   std::vector<Replica> keep = snap_.replicas;
   std::sort(keep.begin(), keep.end(), [](const Replica& a, const Replica& b) {
     return a.index != b.index ? a.index < b.index : IdLess(a.job.id, b.job.id);
@@ -227,7 +232,10 @@ void SlurmActuator::PlanLocked(std::vector<Replica>& stop, std::vector<int>& sub
       unique.push_back(r);
     }
   }
-  std::stable_sort(unique.begin(), unique.end(), [](const Replica& a, const Replica& b) {
+  // The rendezvous host goes last: the other agents' store lives in it.
+  std::stable_sort(unique.begin(), unique.end(), [this](const Replica& a, const Replica& b) {
+    const bool ha = cfg_.IsHost(a.index), hb = cfg_.IsHost(b.index);
+    if (ha != hb) return hb;
     const bool pa = !JobIsRunning(a.job), pb = !JobIsRunning(b.job);
     return pa != pb ? pa : a.index > b.index;
   });

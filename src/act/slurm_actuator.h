@@ -5,7 +5,8 @@
 // Jobs are tagged with the job name and `--comment=aiscale:<workload>:<replica>`, so aiscale
 // finds its own jobs after a restart and never touches anyone else's. Scale-up submits the
 // rendered script (lowest free replica index; port base_port + index); scale-down takes
-// duplicates, then pending jobs, then the highest index: pre-stop hook, `scancel --full
+// duplicates, then pending jobs, then the highest index, and the rendezvous host replica
+// (torchrun mode, rendezvous_host_replica) only when it is the last: pre-stop hook, `scancel --full
 // --signal=TERM`, then `scancel` after grace_period (on a thread of its own). A poll thread
 // (every poll_interval) reads squeue and sinfo, probes readiness on <node address>:<port> and
 // reconciles; Apply reconciles at once. Observe reports the last poll: current = our PENDING
@@ -54,7 +55,8 @@ class SlurmActuator final : public Actuator {
   SlurmActuator(const SlurmActuator&) = delete;
   SlurmActuator& operator=(const SlurmActuator&) = delete;
 
-  // Checks the script (a readable file) and the run dir (writable); reconciles once (a
+  // Checks the script (a readable file; kInvalid when it uses {rdzv_is_host} without
+  // rendezvous_host_replica) and the run dir (writable); reconciles once (a
   // slurmctld that is down is not a startup error: Observe says kUnavailable until it answers)
   // and starts the poll thread unless `poll` is false (tests call Sync themselves).
   Status Start(bool poll = true);

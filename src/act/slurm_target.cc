@@ -43,7 +43,7 @@ SlurmTargetConfig SlurmTargetConfig::Parse(const ConfigNode& t) {
   }
   t.CheckKnown({"engine", "script", "partition", "job_name", "base_port", "readiness",
                 "grace_period", "pre_stop", "sbatch_args", "slurm_conf", "exclusive",
-                "poll_interval", "command_timeout", "run_dir"});
+                "poll_interval", "command_timeout", "run_dir", "rendezvous_host_replica"});
   t.Enum("engine", "slurm", {"slurm"});
   c.script = ResolvePath(t, t.RequiredString("script"));
   c.partition = t.String("partition", "");
@@ -61,6 +61,9 @@ SlurmTargetConfig SlurmTargetConfig::Parse(const ConfigNode& t) {
   c.poll_interval = Seconds(t.DurationSeconds("poll_interval", 2, config::Between(0.1, 3600)));
   c.command_timeout = Seconds(t.DurationSeconds("command_timeout", 5, config::Between(0.1, 600)));
   c.run_dir = ResolvePath(t, t.String("run_dir", ""));
+  if (t.Has("rendezvous_host_replica")) {
+    c.rendezvous_host_replica = t.Int("rendezvous_host_replica", 0, config::Between(0, 10000));
+  }
   if (c.base_port == 0) {
     if (c.readiness.kind == LocalReadiness::Kind::kHttp) {
       t.Child("readiness").ErrorAt("http", "needs base_port (the replica's port)");
@@ -74,10 +77,12 @@ SlurmTargetConfig SlurmTargetConfig::Parse(const ConfigNode& t) {
 
 std::string SlurmTargetConfig::Substitute(const std::string& text, const std::string& workload,
                                           int replica, const std::string& host) const {
-  const std::pair<std::string, std::string> keys[] = {{"{replica}", std::to_string(replica)},
-                                                      {"{port}", std::to_string(PortFor(replica))},
-                                                      {"{workload}", workload},
-                                                      {"{host}", host}};
+  const std::pair<std::string, std::string> keys[] = {
+      {"{replica}", std::to_string(replica)},
+      {"{port}", std::to_string(PortFor(replica))},
+      {"{workload}", workload},
+      {"{host}", host},
+      {"{rdzv_is_host}", IsHost(replica) ? "1" : "0"}};
   std::string out;
   out.reserve(text.size());
   for (size_t i = 0; i < text.size();) {

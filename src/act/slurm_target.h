@@ -9,6 +9,11 @@
 //
 //   target: {engine: slurm, script: serve.sbatch, partition: gpu, base_port: 18100,
 //            readiness: {http: /health}, grace_period: 30s, sbatch_args: [--gres=gpu:1]}
+//
+// Torchrun mode (one job per torchrun agent, examples/elastic/aiscale-slurm.yaml):
+// `rendezvous_host_replica: 0` makes that replica the host of the c10d rendezvous store, which
+// a scale-down takes only when it is the last one, and {rdzv_is_host} in the script renders
+// "1" for it and "0" for the others (torchrun's --rdzv_conf=is_host=...).
 #pragma once
 
 #include <string>
@@ -33,13 +38,15 @@ struct SlurmTargetConfig {
   bool exclusive = true;                  // --exclusive: one replica per node
   Duration poll_interval = Seconds(2);    // squeue/sinfo and readiness, and resubmission
   Duration command_timeout = Seconds(5);  // each squeue/sinfo/sbatch/scancel call
-  std::string run_dir;  // rendered scripts go to <run_dir>; empty: the caller chooses
+  std::string run_dir;               // rendered scripts go to <run_dir>; empty: the caller chooses
+  int rendezvous_host_replica = -1;  // torchrun mode: the rendezvous host; -1: none
 
   // Reads `target` (a map); errors land in target.errors() at their field paths.
   static SlurmTargetConfig Parse(const config::ConfigNode& target);
 
   int PortFor(int replica) const { return base_port > 0 ? base_port + replica : 0; }
-  // `text` with {replica}, {port}, {workload} and {host} replaced.
+  bool IsHost(int replica) const { return replica == rendezvous_host_replica; }
+  // `text` with {replica}, {port}, {workload}, {host} and {rdzv_is_host} replaced.
   std::string Substitute(const std::string& text, const std::string& workload, int replica,
                          const std::string& host = "") const;
 };

@@ -458,6 +458,44 @@ TEST_F(SlurmActuatorTest, StartupErrors) {
       << st.message();
 }
 
+// Torchrun mode (one job per agent): replica 0 hosts the rendezvous store, so its script says
+// is_host=1 and a scale-down takes every other replica first, even a running one over a
+// pending host.
+TEST_F(SlurmActuatorTest, TorchrunModeRendersTheHostFlagAndKeepsTheHost) {
+  std::ofstream(cfg_.script) << "#!/bin/bash\nexec agent --rdzv_conf=is_host={rdzv_is_host}\n";
+  cfg_.rendezvous_host_replica = 0;
+  ASSERT_TRUE(Start(3, 3).ok());
+  Settle();
+  for (int i = 0; i < 3; ++i) {
+    SCOPED_TRACE(i);
+    std::ifstream rendered(cfg_.run_dir + "/llm-" + std::to_string(i) + ".sbatch");
+    std::string text((std::istreambuf_iterator<char>(rendered)), {});
+    EXPECT_NE(text.find(i == 0 ? "is_host=1" : "is_host=0"), std::string::npos) << text;
+  }
+  std::string host_job;
+  for (const FakeJob& j : slurm_->Active()) {
+    if (j.comment == "aiscale:llm:0") host_job = j.id;
+  }
+  slurm_->End(host_job);
+  ASSERT_TRUE(act_->Sync().ok());  // the host is resubmitted and pending
+  ASSERT_TRUE(act_->Apply(ref_, 1).ok());
+  act_->WaitForStops();
+  const std::vector<FakeJob> left = slurm_->Active();
+  ASSERT_EQ(left.size(), 1u);
+  EXPECT_EQ(left[0].comment, "aiscale:llm:0");
+  EXPECT_EQ(left[0].state, "PENDING");
+}
+
+TEST_F(SlurmActuatorTest, HostFlagWithoutAHostReplicaIsInvalid) {
+  std::ofstream(cfg_.script) << "#!/bin/bash\nexec agent --rdzv_conf=is_host={rdzv_is_host}\n";
+  Status st = Start(1, 1);
+  EXPECT_TRUE(st.IsInvalid()) << st.message();
+  EXPECT_NE(st.message().find("uses {rdzv_is_host} but rendezvous_host_replica is not set"),
+            std::string::npos)
+      << st.message();
+  EXPECT_TRUE(slurm_->Log("sbatch").empty());
+}
+
 TEST_F(SlurmActuatorTest, RejectsOtherWorkloadsAndNegativeCounts) {
   ASSERT_TRUE(Start(1, 0).ok());
   EXPECT_TRUE(act_->Apply(ref_, -1).IsInvalid());

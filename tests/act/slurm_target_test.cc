@@ -61,6 +61,8 @@ TEST(SlurmTargetConfig, ParseErrorsNameTheirField) {
       {"unknown field", "target:\n  script: s.sh\n  nodes: 3\n",
        "c.yaml:3:3: target.nodes: unknown field 'nodes'"},
       {"not a map", "target: slurm\n", "target: must be a map with engine: slurm and script"},
+      {"negative rendezvous host", "target:\n  script: s.sh\n  rendezvous_host_replica: -1\n",
+       "target.rendezvous_host_replica: must be"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
@@ -100,6 +102,16 @@ TEST(SlurmTargetConfig, DefaultsAndFullConfig) {
   EXPECT_EQ(f.cfg.poll_interval, Seconds(0.5));
   EXPECT_EQ(f.cfg.Substitute("{workload}-{replica} {host}:{port}", "ns/llm", 2, "node3"),
             "ns/llm-2 node3:18102");
+  EXPECT_EQ(f.cfg.rendezvous_host_replica, -1);
+}
+
+TEST(SlurmTargetConfig, RendezvousHostFlag) {
+  Parsed p = ParseTarget("target: {script: agent.sbatch, rendezvous_host_replica: 0}\n");
+  ASSERT_TRUE(p.errors.empty()) << AllErrors(p.errors);
+  EXPECT_EQ(p.cfg.rendezvous_host_replica, 0);
+  const std::string arg = "--rdzv_conf=is_host={rdzv_is_host}";
+  EXPECT_EQ(p.cfg.Substitute(arg, "elastic", 0), "--rdzv_conf=is_host=1");
+  EXPECT_EQ(p.cfg.Substitute(arg, "elastic", 1), "--rdzv_conf=is_host=0");
 }
 
 }  // namespace

@@ -25,6 +25,8 @@ if ! /usr/bin/python3 -c 'import torch.distributed.run' 2>/dev/null; then
 fi
 # shellcheck source=tests/integration/lib/common.sh
 source "$lib/common.sh"
+# shellcheck source=tests/integration/lib/elastic.sh
+source "$lib/elastic.sh"
 itest_init
 py=$ITEST_PY
 passed=0
@@ -53,6 +55,9 @@ s = socket.socket(); s.bind(('127.0.0.1', $rdzv)); s.listen(); print('holding', 
 time.sleep(600)"
 wait_log_line "$ITEST_TMP/holder.log" holding 10 || itest_fail "could not take the rendezvous port"
 
+# The elastic job's agent (lib/elastic.sh), here never able to host its rendezvous.
+taken_command=$(elastic_agent_args rdzv="$rdzv" id=bad ckpt="$w/ckpt" metrics="$metrics" \
+  nnodes=1:2 max_restarts= | elastic_yaml_list) || itest_fail "could not write the agent command"
 cat >"$ITEST_TMP/aiscale.yaml" <<EOF
 apiVersion: aiscale.dev/v1alpha1
 kind: ControllerConfig
@@ -75,10 +80,7 @@ spec:
         - {name: samples_remaining, source: job}
       target:
         engine: local
-        command: [/usr/bin/python3, $elastic/torchrun.py, --nnodes=1:2, --nproc_per_node=1,
-                  --rdzv_backend=c10d, --rdzv_endpoint=127.0.0.1:$rdzv, --rdzv_id=bad,
-                  '--rdzv_conf=last_call_timeout=2,is_host={rdzv_is_host}', --monitor_interval=1,
-                  $elastic/train.py, --ckpt-dir, $w/ckpt, --metrics-port, '$metrics']
+        command: $taken_command
         rendezvous_host_replica: 0
         readiness: {log: 'aiscale-elastic: worker'}   # its worker joined a rendezvous
         ready_timeout: 120s

@@ -23,13 +23,14 @@ aiscale=${1:?aiscale binary}
 src=${2:-$(cd "$(dirname "$0")/../.." && pwd)}
 lib="$src/tests/integration/lib"
 tools="$src/tests/integration/tools"
-elastic="$src/examples/elastic"
 if ! /usr/bin/python3 -c 'import torch.distributed.run' 2>/dev/null; then
   echo "SKIP: /usr/bin/python3 cannot import torch (apt-get install python3-torch)"
   exit 0
 fi
 # shellcheck source=tests/integration/lib/common.sh
 source "$lib/common.sh"
+# shellcheck source=tests/integration/lib/elastic.sh
+source "$lib/elastic.sh"
 itest_init
 py=$ITEST_PY
 passed=0
@@ -49,57 +50,16 @@ check() { # check NAME COMMAND...: a named assertion
 # Ports below the ephemeral range: the rendezvous store, rank 0's metrics, aiscale's API.
 base=$(port_block 3)
 [ -n "$base" ] || itest_fail "no free port block"
-rdzv=$base metrics=$((base + 1)) api=$((base + 2))
 work=$ITEST_TMP/job
-mkdir -p "$work/logs" "$work/run"
 events=$work/events.jsonl
 batch=32
 ckpt_every=20
-cat >"$ITEST_TMP/aiscale.yaml" <<EOF
-apiVersion: aiscale.dev/v1alpha1
-kind: ControllerConfig
-metadata: {name: elastic-itest}
-spec:
-  period: 3s
-  store: $ITEST_TMP/store.db
-  server: {host: 127.0.0.1, port: $api}
-  sources:
-    - {name: job, type: scrape, preset: training, targets: ['http://127.0.0.1:$metrics/metrics'],
-       timeout: 2s, window: 12s}
-  workloads:
-    - name: elastic
-      kind: TrainingJob
-      min_replicas: 1
-      max_replicas: 2
-      policy: {name: training, reference_replicas: 2, rescales_per_hour: 60, rescale_burst: 3,
-               min_dwell: 90s, restart_cost: 15s, warmup: 30s, grace_period: 30s}
-      signals:
-        - {name: samples_per_s, source: job}
-        - {name: samples_remaining, source: job}
-        - {name: phase, source: job}
-        - {name: epoch, source: job}
-      target:
-        engine: local
-        command: [/usr/bin/python3, $elastic/torchrun.py, --nnodes=1:3, --nproc_per_node=1,
-                  --rdzv_backend=c10d, --rdzv_endpoint=127.0.0.1:$rdzv, --rdzv_id=itest,
-                  '--rdzv_conf=last_call_timeout=2,is_host={rdzv_is_host}',
-                  --monitor_interval=1, --max_restarts=1000,
-                  $elastic/train.py, --ckpt-dir, $work/ckpt, --metrics-port, '$metrics',
-                  --events, $events, --epochs, '50', --epoch-samples, '40000',
-                  --batch, '$batch', --load-s, '4', --ckpt-every, '$ckpt_every']
-        rendezvous_host_replica: 0
-        readiness: {log: 'aiscale-elastic: worker'}   # its worker joined a rendezvous
-        ready_timeout: 120s
-        env: {OMP_NUM_THREADS: '1'}
-        pre_stop:
-          command: [/usr/bin/python3, $elastic/request_checkpoint.py,
-                    --url, 'http://127.0.0.1:$metrics', --timeout, '20']
-          timeout: 25s
-        grace_period: 40s
-        restart_backoff: {initial: 2s, max: 10s}
-        log_dir: $work/logs
-        run_dir: $work/run
-EOF
+elastic_config "$ITEST_TMP/aiscale.yaml" dir="$work" base="$base" name=elastic-itest period=3s \
+  window=12s min=1 max=2 id=itest \
+  policy='{name: training, reference_replicas: 2, rescales_per_hour: 60, rescale_burst: 3,
+           min_dwell: 90s, restart_cost: 15s, warmup: 30s, grace_period: 30s}' \
+  job="--epochs 50 --epoch-samples 40000 --batch $batch --load-s 4 --ckpt-every $ckpt_every" ||
+  itest_fail "could not write the config"
 itest_spawn aiscale "$aiscale" run -c "$ITEST_TMP/aiscale.yaml" --verbose
 aiscale_pid=$ITEST_LAST_PID
 log=$ITEST_TMP/aiscale.log

@@ -1,0 +1,159 @@
+#!/bin/bash
+# Elastic training, learning the size (issue 9 §4: "learns that 3 agents are slower than 2 on
+# this machine and does not stay at 3"): the torchrun job of elastic_torchrun.sh at 2 to 3
+# agents, reference size 3, under aiscale's `training` policy (lib/elastic.sh writes the
+# config; every decision is stored, heartbeat 0, and read back with its facts from the API).
+# The job starts at 2 agents, so the policy's throughput model sees 2 and 3: from 1, its
+# prior sends it straight to 3, and a fit of y(n) = a + b/n + c*n through two sizes (1 and 3)
+# cannot place a peak at 2 (README "Elastic training").
+# Asserts, on outcomes (never on latency):
+#   1. the job starts at world size 2; the policy, with throughput seen at 2 only, grows it to
+#      3 (its prior predicts more samples/s there);
+#   2. once it has run at 3, its decisions carry the throughput it observed at 2 and at 3, and
+#      its model ranks the two sizes in the order it observed them;
+#   3. when 3 agents were slower than 2 (this 2-core machine, when other processes leave it
+#      alone): the model ranks 3 below 2 and the policy shrinks back to 2. When other load made
+#      3 agents faster (more workers, more CPU share), it says so and does not check that.
+#      Either way, a shrink to 2 resumes from the checkpoint with 0 samples lost and the job
+#      ends at 2, and the policy goes to 3 once only.
+# Usage: elastic_learn.sh <aiscale binary> <source dir>
+set -u
+aiscale=${1:?aiscale binary}
+src=${2:-$(cd "$(dirname "$0")/../.." && pwd)}
+lib="$src/tests/integration/lib"
+if ! /usr/bin/python3 -c 'import torch.distributed.run' 2>/dev/null; then
+  echo "SKIP: /usr/bin/python3 cannot import torch (apt-get install python3-torch)"
+  exit 0
+fi
+# shellcheck source=tests/integration/lib/common.sh
+source "$lib/common.sh"
+# shellcheck source=tests/integration/lib/elastic.sh
+source "$lib/elastic.sh"
+itest_init
+py=$ITEST_PY
+passed=0
+failed=0
+check() { # check NAME COMMAND...: a named assertion
+  local name=$1
+  shift
+  if "$@"; then
+    echo "ok: $name"
+    passed=$((passed + 1))
+  else
+    echo "not ok: $name"
+    failed=$((failed + 1))
+  fi
+}
+
+base=$(port_block 3)
+[ -n "$base" ] || itest_fail "no free port block"
+work=$ITEST_TMP/job
+events=$work/events.jsonl
+log=$ITEST_TMP/aiscale.log
+api=http://127.0.0.1:$((base + 2))
+elastic_config "$ITEST_TMP/aiscale.yaml" dir="$work" base="$base" name=elastic-learn period=3s \
+  window=12s min=2 max=3 id=learn heartbeat=0 \
+  policy='{name: training, reference_replicas: 3, rescales_per_hour: 60, rescale_burst: 3,
+           min_dwell: 45s, restart_cost: 15s, warmup: 30s, grace_period: 30s}' \
+  job="--epochs 50 --epoch-samples 400000 --batch 32 --load-s 2 --ckpt-every 20" ||
+  itest_fail "could not write the config"
+itest_spawn aiscale "$aiscale" run -c "$ITEST_TMP/aiscale.yaml" --verbose
+aiscale_pid=$ITEST_LAST_PID
+
+# q EXPR: a Python expression over `s` (tests/integration/tools/elastic_events.py's summary)
+# and `ds` (the stored decisions, oldest first, from the API); exit status 0 when truthy, and
+# a non-boolean value is printed.
+q() {
+  "$py" "$ITEST_TOOLS/elastic_events.py" --events "$events" --log "$log" --workload elastic \
+    >"$ITEST_TMP/summary.json" 2>/dev/null || return 1
+  curl -s -m 5 "$api/api/v1/workloads/elastic/decisions?limit=1000" >"$ITEST_TMP/decisions.json" ||
+    return 1
+  "$py" - "$1" "$ITEST_TMP/summary.json" "$ITEST_TMP/decisions.json" <<'EOF'
+import json, sys
+s = json.load(open(sys.argv[2]))
+body = json.load(open(sys.argv[3]))
+ds = sorted(body["decisions"], key=lambda d: d["t_s"])
+def f(d, key):
+    return d.get("facts", {}).get(key)
+# The last decision made by the throughput model with data at 3 agents (its facts name it).
+judged = [d for d in ds if f(d, "compute_observed_at_3") is not None
+          and f(d, "compute_samples_per_s_at_2") is not None]
+v = eval(sys.argv[1])
+if not isinstance(v, bool):
+    print(v)
+sys.exit(0 if v else 1)
+EOF
+}
+wait_q() { # wait_q TIMEOUT_S EXPR
+  local deadline=$((SECONDS + $1))
+  while ((SECONDS < deadline)); do
+    q "$2" >/dev/null && return 0
+    pid_alive "$aiscale_pid" || return 1
+    sleep 2
+  done
+  return 1
+}
+
+# 1. Two agents; grown to 3 on the prior.
+wait_log_line "$events" '"ev": "start"' 120 "$aiscale_pid" || itest_fail "the job never started"
+check "starts at world size 2" q 's["starts"][0]["world"] == 2'
+wait_q 150 'any(d["to"] == 3 for d in s["decisions"])' ||
+  itest_fail "the policy never tried 3 agents (its model: $(q 'ds[-1].get("facts")'))"
+check "the grow to 3 was decided with throughput seen at 2 only" \
+  q 'any(d["recommended"] == 3 and d["current"] == 2 and f(d, "compute_sizes_seen") == 1 for d in ds)'
+wait_q 120 'any(x["world"] == 3 for x in s["starts"])' || itest_fail "the job never ran at world size 3"
+
+# 2. Judged with data at 3: observed at both sizes, ranked as observed.
+wait_q 150 'judged' || itest_fail "no decision judged the size with data at 3 agents"
+obs=$(q '"%.1f %.1f %.1f %.1f" % (f(judged[0], "compute_observed_at_2"), f(judged[0], "compute_observed_at_3"), f(judged[0], "compute_samples_per_s_at_2"), f(judged[0], "compute_samples_per_s_at_3"))')
+read -r obs2 obs3 pred2 pred3 <<<"$obs"
+echo "first judgement with data at 3: observed 2 agents $obs2, 3 agents $obs3 samples/s; model 2: $pred2, 3: $pred3"
+check "the policy observed throughput at 2 and at 3 agents" test -n "$obs3"
+check "its model ranks 2 and 3 as it observed them" \
+  q '(f(judged[0], "compute_samples_per_s_at_3") < f(judged[0], "compute_samples_per_s_at_2")) == (f(judged[0], "compute_observed_at_3") < f(judged[0], "compute_observed_at_2"))'
+
+# 3. Slower at 3: ranked below 2, back to 2, nothing lost.
+slower=0
+q 'f(judged[0], "compute_observed_at_3") < f(judged[0], "compute_observed_at_2")' >/dev/null && slower=1
+if [ "$slower" = 1 ]; then
+  check "3 agents were slower than 2, and the model ranks 3 below 2" \
+    q 'f(judged[0], "compute_samples_per_s_at_3") < f(judged[0], "compute_samples_per_s_at_2")'
+  wait_q 150 'any(d["from"] == 3 and d["to"] == 2 for d in s["decisions"])' ||
+    itest_fail "the policy stayed at 3 agents ($(q 'ds[-1]["reason"]'))"
+else
+  echo "NOTE: 3 agents were faster than 2 on this run ($obs3 vs $obs2 samples/s): other load" \
+    "on the machine gives more workers more CPU; 'slower at 3' is not checked"
+  wait_q 20 'any(d["from"] == 3 and d["to"] == 2 for d in s["decisions"])' || true
+fi
+if q 'any(d["from"] == 3 and d["to"] == 2 for d in s["decisions"])' >/dev/null; then
+  wait_q 120 'any(x["world"] == 2 and x["cause"] == "decision" for x in s["starts"][1:])' ||
+    itest_fail "the job never came back to world size 2"
+  n2=$(q 's["steps_by_world"].get("2", 0)')
+  wait_q 60 "s['steps_by_world'].get('2', 0) >= ${n2:-0} + 5" ||
+    itest_fail "no steps at world size 2 after the shrink"
+  check "the shrink to 2 resumed from the checkpoint with 0 samples lost" \
+    q 'all(x["resumed"] and x["lost"] == 0 for x in s["starts"] if x["cause"] == "decision")'
+  check "the job ends at 2 agents, not 3" q 'ds[-1]["current"] == 2 and s["decisions"][-1]["to"] == 2'
+fi
+check "the policy went to 3 once (no thrash)" q 'sum(1 for d in s["decisions"] if d["to"] == 3) == 1'
+
+"$py" - "$ITEST_TMP/decisions.json" <<'EOF'
+import json, sys
+ds = sorted(json.load(open(sys.argv[1]))["decisions"], key=lambda d: d["t_s"])
+t0 = ds[0]["t_s"]
+judged = [d for d in ds if "compute_observed_at_3" in d.get("facts", {})]
+for d in ds:
+    if d["action"] == "scaled" or d is (judged[:1] or [None])[0] or d is ds[-1]:
+        fa = d.get("facts", {})
+        model = {n: round(fa["compute_samples_per_s_at_%d" % n], 1) for n in (1, 2, 3, 4)
+                 if "compute_samples_per_s_at_%d" % n in fa}
+        seen = {n: round(fa["compute_observed_at_%d" % n], 1) for n in (2, 3)
+                if "compute_observed_at_%d" % n in fa}
+        print("%5.0f s current %d -> %d [%s] model %s observed %s" % (
+            d["t_s"] - t0, d["current"], d["recommended"], d["rule"], model, seen))
+EOF
+itest_stop_pid "$aiscale_pid" 90
+left=$(itest_leftovers | tr '\n' ' ')
+check "no agent or worker left after aiscale stopped (${left:-none})" test -z "$left"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ] || itest_fail "$failed check(s) failed"
