@@ -95,6 +95,17 @@ for mode in "${modes[@]}"; do
       echo "sanitize: asan+ubsan build $((SECONDS - start)) s"
       t0=$SECONDS
       run_tests "$dir" "$dir"/*_tests || status=1
+      # Every fuzz corpus input (seeds, and each crash found and fixed) under ASan+UBSan.
+      for exe in "$dir"/*_fuzz_replay; do
+        name=$(basename "$exe" _fuzz_replay)
+        if ! "${no_aslr[@]}" "$exe" "$root/tests/fuzz/corpus/$name" \
+          >"$dir/sanitize-logs/$name.replay.log" 2>&1; then
+          echo "sanitize: fuzz replay $name FAILED:"
+          cat "$dir/sanitize-logs/$name.replay.log"
+          status=1
+        fi
+      done
+      echo "sanitize: fuzz corpora replayed ($(ls "$dir"/*_fuzz_replay | wc -l) harnesses)"
       if ((integration)); then
         # The scripts run aiscale (instrumented) in the background: its reports go to files,
         # and any file there is a finding even when the script itself passed.
