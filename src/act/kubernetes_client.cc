@@ -125,7 +125,10 @@ Result<nlohmann::json> KubeClient::Call(const std::string& method, const std::st
       if (j.is_discarded()) return Status::Internal("unable to " + what + ": response is not JSON");
       return j;
     } else if (!IsRetryableStatus(r->status)) {
-      return KubeApiError(r->status, r->body).Wrap("unable to " + what);
+      Status st = KubeApiError(r->status, r->body).Wrap("unable to " + what);
+      const std::string problem = st.IsPermissionDenied() ? token_.Problem() : "";
+      return problem.empty() ? st
+                             : Status::FromCode(st.code(), st.message() + " (" + problem + ")");
     } else {
       last = KubeApiError(r->status, r->body);
       wait = r->status == 429 ? RetryAfter(*r) : NextBackoff(attempt);
