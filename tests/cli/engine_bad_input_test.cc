@@ -30,6 +30,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "cli/cli_test_util.h"
 #include "cli/test_pki.h"
 #include "core/decision.h"
 #include "fakes/fake_kube_apiserver.h"
@@ -42,27 +43,10 @@ namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
-using Clock = std::chrono::steady_clock;
 
 constexpr const char* kToken = "token-aiscale-0001";
 constexpr const char* kLeaseToken = "token-lease-0002";
 constexpr int kReplicas = 3;  // the Deployment's size, and the static policy's
-
-std::string ReadText(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-bool WaitFor(const std::function<bool()>& cond, double limit_s) {
-  const auto until = Clock::now() + std::chrono::duration<double>(limit_s);
-  while (Clock::now() < until) {
-    if (cond()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  return cond();
-}
 
 // One `aiscale run -c CONFIG --verbose`, spawned with PATH replaced when asked, output to a log.
 // The destructor kills it by PID if it still runs.
@@ -146,18 +130,15 @@ std::string ControllerConfig(const Files& f) {
             std::string("renew_deadline: 2s, retry_period: 0.5s, auth: ") +
             Auth("lease.kubeconfig", f.lease_context) + "}\n";
   }
+  // One Deployment at kReplicas held there by a static policy: any PATCH below it is a
+  // scale-down that bad input caused.
   text +=
-      "  workloads:\n"
-      "    - name: llm\n"
-      "      kind: Deployment\n"
-      "      namespace: ai\n"
-      "      min_replicas: 1\n"
-      "      max_replicas: 4\n"
-      "      policy: {name: static, replicas: " +
-      std::to_string(kReplicas) + "}\n      target: {engine: kubernetes, " +
+      "  workloads:\n    - {name: llm, kind: Deployment, namespace: ai, min_replicas: 1, " +
+      std::string("max_replicas: 4, policy: {name: static, replicas: ") +
+      std::to_string(kReplicas) + "},\n       target: {engine: kubernetes, " +
       (f.target_resource.empty() ? "kind: Deployment" : f.target_resource) +
       ", timeout: 2s, attempt_timeout: 1s, auth: " + Auth("target.kubeconfig", f.target_context) +
-      "}\n";
+      "}}\n";
   return text;
 }
 

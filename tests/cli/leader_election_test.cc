@@ -33,6 +33,7 @@
 #include <httplib.h>
 #include <nlohmann/json.hpp>
 
+#include "cli/cli_test_util.h"
 #include "cli/controller_config.h"
 #include "cli/test_pki.h"
 #include "fakes/fake_kube_apiserver.h"
@@ -50,13 +51,6 @@ constexpr double kRetryPeriodS = 2;
 
 double Since(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
-}
-
-std::string ReadFile(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
 }
 
 // One `aiscale run --verbose` with identity `id`, its own kubeconfig (token "token-<id>"), store
@@ -151,7 +145,7 @@ class Daemon {
     pid_ = 0;
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   }
-  std::string log() const { return ReadFile(dir_ / "aiscale.log"); }
+  std::string log() const { return ReadText(dir_ / "aiscale.log"); }
   // The port its HTTP server logged, 0 before it did.
   int port() const {
     std::smatch m;
@@ -166,15 +160,6 @@ class Daemon {
   fs::path dir_;
   pid_t pid_ = 0;
 };
-
-bool WaitFor(const std::function<bool()>& cond, double limit_s) {
-  const auto t0 = Clock::now();
-  while (Since(t0) < limit_s) {
-    if (cond()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  return cond();
-}
 
 class LeaderElectionE2E : public ::testing::Test {
  protected:
