@@ -14,7 +14,7 @@ using nlohmann::json;
 
 constexpr const char* kGpu = "nvidia.com/gpu";
 // More GPUs than any node or pod has: a larger quantity is not data, and sums stop here, so
-// nothing read from the API server can overflow an int (the fuzzer found such sums).
+// nothing read from the API server can overflow an int.
 constexpr int64_t kMaxGpus = 1 << 20;
 
 // The node at a dotted path, or nullptr when any step is missing.

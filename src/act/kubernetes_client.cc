@@ -12,7 +12,7 @@ bool IsRetryableStatus(int status) { return status >= 500 || status == 429; }
 // the Status body's details.retryAfterSeconds, else 1 s.
 Duration RetryAfter(const HttpResponse& r) {
   // A day at most: longer is past any call's deadline anyway, and a huge number must neither
-  // throw (std::stod past 1e308) nor overflow the time arithmetic (the fuzzer found both).
+  // throw (std::stod past 1e308) nor overflow the deadline arithmetic.
   constexpr double kMaxS = 86400;
   const std::string h = r.Header("Retry-After");
   if (!h.empty() && std::all_of(h.begin(), h.end(), [](char c) { return std::isdigit(c); })) {
