@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <climits>
+#include <cstdint>
 #include <map>
 #include <utility>
 
@@ -11,6 +13,9 @@ namespace {
 using nlohmann::json;
 
 constexpr const char* kGpu = "nvidia.com/gpu";
+// More GPUs than any node or pod has: a larger quantity is not data, and sums stop here, so
+// nothing read from the API server can overflow an int.
+constexpr int64_t kMaxGpus = 1 << 20;
 
 // The node at a dotted path, or nullptr when any step is missing.
 const json* Lookup(const json& root, const std::string& dotted) {
@@ -26,32 +31,56 @@ const json* Lookup(const json& root, const std::string& dotted) {
   return at;
 }
 
-// A resource quantity of whole devices ("2"); extended resources are integers. -1 if not.
+// The string at a dotted path, or "" when missing or not a string.
+std::string StringAt(const json& root, const std::string& dotted) {
+  const json* at = Lookup(root, dotted);
+  return at && at->is_string() ? at->get<std::string>() : std::string();
+}
+
+// A non-negative int32 as the API server's integer fields are, or nullopt.
+std::optional<int> Int32(const json& v) {
+  if (v.is_number_unsigned()) {
+    const uint64_t u = v.get<uint64_t>();
+    return u <= static_cast<uint64_t>(INT_MAX) ? std::optional<int>(static_cast<int>(u))
+                                               : std::nullopt;
+  }
+  if (!v.is_number_integer()) return std::nullopt;
+  const int64_t i = v.get<int64_t>();
+  return i >= 0 && i <= INT_MAX ? std::optional<int>(static_cast<int>(i)) : std::nullopt;
+}
+
+// A resource quantity of whole devices ("2"); extended resources are integers. -1 if not, or
+// when above kMaxGpus.
 int WholeQuantity(const json& q) {
-  if (q.is_number_integer()) return q.get<int>();
+  if (q.is_number()) {
+    const std::optional<int> n = Int32(q);
+    return n && *n <= kMaxGpus ? *n : -1;
+  }
   if (!q.is_string()) return -1;
   const std::string s = q.get<std::string>();
-  if (s.empty() || !std::all_of(s.begin(), s.end(), [](char c) { return std::isdigit(c); })) {
+  if (s.empty() || s.size() > 7 ||
+      !std::all_of(s.begin(), s.end(), [](char c) { return std::isdigit(c); })) {
     return -1;
   }
-  return std::stoi(s);
+  const int n = std::stoi(s);  // at most 7 digits: cannot throw
+  return n <= kMaxGpus ? n : -1;
 }
 
 // The GPUs a container list asks for (requests, else limits: extended resources default their
 // request to the limit).
 int ContainerGpus(const json& containers) {
-  int sum = 0;
+  int64_t sum = 0;
   if (!containers.is_array()) return 0;
   for (const json& c : containers) {
     for (const char* field : {"resources.requests", "resources.limits"}) {
       const json* list = Lookup(c, field);
       if (list && list->is_object() && list->contains(kGpu)) {
-        sum += std::max(0, WholeQuantity((*list)[kGpu]));
+        sum = std::min(kMaxGpus, sum + std::max(0, WholeQuantity((*list)[kGpu])));
         break;
       }
     }
   }
-  return sum;
+  return static_cast<int>(sum);
 }
 
 // A pod spec's effective GPU request: its containers together, or its largest init container.
@@ -69,7 +98,7 @@ bool NodeSchedulable(const json& node) {
   const json* conds = Lookup(node, "status.conditions");
   if (!conds || !conds->is_array()) return false;
   for (const json& c : *conds) {
-    if (c.value("type", "") == "Ready") return c.value("status", "") == "True";
+    if (StringAt(c, "type") == "Ready") return StringAt(c, "status") == "True";
   }
   return false;
 }
@@ -90,27 +119,27 @@ std::optional<int> GpusPerReplica(const KubeResource& r, const json& object) {
 
 int FreeReplicaSlots(const json& nodes, const json& pods, int per_replica) {
   if (per_replica <= 0) return 0;
-  std::map<std::string, int> used;
+  std::map<std::string, int64_t> used;
   if (pods.contains("items") && pods["items"].is_array()) {
     for (const json& p : pods["items"]) {
-      const std::string phase = p.value("/status/phase"_json_pointer, std::string());
+      const std::string phase = StringAt(p, "status.phase");
       if (phase == "Succeeded" || phase == "Failed") continue;
-      const std::string node = p.value("/spec/nodeName"_json_pointer, std::string());
+      const std::string node = StringAt(p, "spec.nodeName");
       const json* spec = Lookup(p, "spec");
-      if (!node.empty() && spec) used[node] += PodSpecGpus(*spec);
+      if (!node.empty() && spec) used[node] = std::min(kMaxGpus, used[node] + PodSpecGpus(*spec));
     }
   }
-  int slots = 0;
+  int64_t slots = 0;
   if (!nodes.contains("items") || !nodes["items"].is_array()) return 0;
   for (const json& n : nodes["items"]) {
     if (!NodeSchedulable(n)) continue;
     const json* alloc = Lookup(n, "status.allocatable");
     if (!alloc || !alloc->is_object() || !alloc->contains(kGpu)) continue;
     const int total = WholeQuantity((*alloc)[kGpu]);
-    const std::string name = n.value("/metadata/name"_json_pointer, std::string());
-    slots += std::max(0, total - used[name]) / per_replica;
+    const std::string name = StringAt(n, "metadata.name");
+    slots = std::min(kMaxGpus, slots + std::max<int64_t>(0, total - used[name]) / per_replica);
   }
-  return slots;
+  return static_cast<int>(slots);
 }
 
 KubernetesActuator::KubernetesActuator(KubernetesTargetConfig cfg,
@@ -131,11 +160,12 @@ std::string KubernetesActuator::Target() const {
 Result<int> KubernetesActuator::SpecReplicas(const json& scale) const {
   const json* r = Lookup(scale, "spec.replicas");
   if (!r) return 0;  // omitted when zero
-  if (!r->is_number_integer()) {
+  const std::optional<int> n = Int32(*r);
+  if (!n) {
     return Status::Internal("unable to read the scale of " + Target() +
-                            ": spec.replicas is not an integer");
+                            ": spec.replicas is not an integer from 0 to 2^31-1");
   }
-  return r->get<int>();
+  return *n;
 }
 
 Result<ScaleState> KubernetesActuator::Observe(const WorkloadRef&) {
@@ -147,10 +177,9 @@ Result<ScaleState> KubernetesActuator::Observe(const WorkloadRef&) {
   s.current = current;
   const std::string field = "status." + cfg_.resource.ready_path;
   const json* ready = Lookup(object, field);
-  if (ready && !ready->is_number_integer()) {
-    return Status::Internal(ctx + ": " + field + " is not an integer");
-  }
-  s.ready = ready ? ready->get<int>() : 0;  // omitted when zero
+  const std::optional<int> ready_n = ready ? Int32(*ready) : std::optional<int>(0);
+  if (!ready_n) return Status::Internal(ctx + ": " + field + " is not an integer from 0 to 2^31-1");
+  s.ready = *ready_n;  // omitted when zero
   if (s.ready < s.current) {
     s.detail = std::to_string(s.ready) + " of " + std::to_string(s.current) + " replicas ready (" +
                field + ")";
@@ -182,7 +211,8 @@ std::optional<int> KubernetesActuator::MaxAvailable(const json& object, int curr
     detail = "gpu_capacity: " + pods.status().message();
     return std::nullopt;
   }
-  return current + FreeReplicaSlots(*nodes, *pods, *per);
+  return static_cast<int>(
+      std::min<int64_t>(INT_MAX, int64_t{current} + FreeReplicaSlots(*nodes, *pods, *per)));
 }
 
 Status KubernetesActuator::Patch(int desired) {

@@ -265,9 +265,14 @@ Result<std::string> KubeTokenSource::Token() {
   const auto mtime = fs::last_write_time(file_, ec);
   const std::uintmax_t size = ec ? 0 : fs::file_size(file_, ec);
   if (ec) {
-    if (loaded_) return token_;  // mid-rotation: the previous token is still valid for a while
+    if (loaded_) {  // mid-rotation: the previous token is still valid for a while
+      problem_ = "token file " + file_ + " is unreadable (" + ec.message() +
+                 "); the token read from it before was sent";
+      return token_;
+    }
     return Status::Unavailable("unable to read token file " + file_ + ": " + ec.message());
   }
+  problem_.clear();
   if (loaded_ && mtime == mtime_ && size == size_) return token_;
   Result<std::string> text = ReadBoundedFile(file_, kTokenFileLimit);
   if (!text.ok()) return Status::Unavailable(text.status().message());
@@ -276,6 +281,11 @@ Result<std::string> KubeTokenSource::Token() {
   size_ = size;
   loaded_ = true;
   return token_;
+}
+
+std::string KubeTokenSource::Problem() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return problem_;
 }
 
 }  // namespace aiscale::act

@@ -61,14 +61,19 @@ Result<KubeEndpoint> ResolveKubeEndpoint(const KubeAuthConfig& auth, const KubeA
 class KubeTokenSource {
  public:
   explicit KubeTokenSource(const KubeEndpoint& ep) : token_(ep.token), file_(ep.token_file) {}
-  // The token (empty when there is none); kUnavailable when the file cannot be read.
+  // The token (empty when there is none); kUnavailable when the file cannot be read. When a
+  // file read before vanishes (the kubelet swaps it while rotating), the token read last.
   Result<std::string> Token();
+  // "" while the file reads; else what went wrong and that the last token stands in, for the
+  // message of a call the API server refused (a vanished file is then the likely cause).
+  std::string Problem();
 
  private:
   std::mutex mu_;
   std::string token_;
   std::string file_;
   bool loaded_ = false;  // the file was read once; mtime_ and size_ are its stamp then
+  std::string problem_;  // why the last look at the file failed; "" when it did not
   std::filesystem::file_time_type mtime_{};
   std::uintmax_t size_ = 0;
 };

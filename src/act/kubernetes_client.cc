@@ -11,15 +11,18 @@ bool IsRetryableStatus(int status) { return status >= 500 || status == 429; }
 // Retry-After in seconds (delta-seconds form; the API server never sends an HTTP date), else
 // the Status body's details.retryAfterSeconds, else 1 s.
 Duration RetryAfter(const HttpResponse& r) {
+  // A day at most: longer is past any call's deadline anyway, and a huge number must neither
+  // throw (std::stod past 1e308) nor overflow the deadline arithmetic.
+  constexpr double kMaxS = 86400;
   const std::string h = r.Header("Retry-After");
   if (!h.empty() && std::all_of(h.begin(), h.end(), [](char c) { return std::isdigit(c); })) {
-    return Seconds(std::stod(h));
+    return Seconds(h.size() > 6 ? kMaxS : std::min(kMaxS, std::stod(h)));
   }
   const nlohmann::json body = nlohmann::json::parse(r.body, nullptr, false);
   if (body.is_object() && body.contains("details") && body["details"].is_object()) {
     const auto& d = body["details"];
-    if (d.contains("retryAfterSeconds") && d["retryAfterSeconds"].is_number_integer()) {
-      return Seconds(d["retryAfterSeconds"].get<int>());
+    if (d.contains("retryAfterSeconds") && d["retryAfterSeconds"].is_number()) {
+      return Seconds(std::clamp(d["retryAfterSeconds"].get<double>(), 0.0, kMaxS));
     }
   }
   return Seconds(1);
@@ -42,7 +45,7 @@ void Redact(std::string& text, const std::string& token) {
 Status KubeApiError(int http_status, const std::string& body) {
   std::string message;
   const nlohmann::json j = nlohmann::json::parse(body, nullptr, false);
-  if (j.is_object() && j.value("kind", "") == "Status" && j.contains("message") &&
+  if (j.is_object() && j.contains("kind") && j["kind"] == "Status" && j.contains("message") &&
       j["message"].is_string()) {
     message = j["message"].get<std::string>();
   } else {
@@ -122,10 +125,17 @@ Result<nlohmann::json> KubeClient::Call(const std::string& method, const std::st
       wait = NextBackoff(attempt);
     } else if (r->status >= 200 && r->status < 300) {
       nlohmann::json j = nlohmann::json::parse(r->body, nullptr, false);
-      if (j.is_discarded()) return Status::Internal("unable to " + what + ": response is not JSON");
+      // Every answer the API server gives these calls is an object; anything else (a proxy's
+      // page, a bare number) is refused here, so no caller reads fields of a non-object.
+      if (!j.is_object()) {
+        return Status::Internal("unable to " + what + ": response is not a JSON object");
+      }
       return j;
     } else if (!IsRetryableStatus(r->status)) {
-      return KubeApiError(r->status, r->body).Wrap("unable to " + what);
+      Status st = KubeApiError(r->status, r->body).Wrap("unable to " + what);
+      const std::string problem = st.IsPermissionDenied() ? token_.Problem() : "";
+      return problem.empty() ? st
+                             : Status::FromCode(st.code(), st.message() + " (" + problem + ")");
     } else {
       last = KubeApiError(r->status, r->body);
       wait = r->status == 429 ? RetryAfter(*r) : NextBackoff(attempt);

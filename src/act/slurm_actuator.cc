@@ -268,10 +268,10 @@ Status SlurmActuator::Submit(int index) {
   Result<std::string> id = cli_.Submit(args, path);
   std::lock_guard<std::mutex> lock(mu_);
   if (!id.ok()) {
-    last_event_ =
-        "sbatch failed for replica " + std::to_string(index) + ": " + id.status().message();
+    last_event_ = "sbatch failed for replica " + std::to_string(index) + " (script " + cfg_.script +
+                  "): " + id.status().message();
     return id.status().Wrap("unable to submit replica " + std::to_string(index) + " of " +
-                            ref_.Key());
+                            ref_.Key() + " from " + cfg_.script);
   }
   // Until the next poll shows it, the new job counts as pending.
   snap_.replicas.push_back(

@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -71,6 +72,29 @@ std::string LastLine(const std::string& text) {
   const size_t start = text.rfind('\n', end);
   return text.substr(start == std::string::npos ? 0 : start + 1,
                      end - (start == std::string::npos ? 0 : start + 1) + 1);
+}
+
+// What a failed Slurm command said: its "<prog>: error: " lines when there are any (sbatch
+// spreads one message over several, e.g. "This does not look like a batch script.  The first /
+// line must start with #! ...": the last line alone says nothing), else its last line; joined,
+// the repeated prefix dropped after the first, at most 400 bytes.
+std::string ErrorText(const std::string& text) {
+  std::string joined;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    std::string line = text.substr(start, end - start);
+    start = end + 1;
+    const size_t at = line.find(": error: ");
+    if (at == std::string::npos) continue;
+    if (!joined.empty()) line = line.substr(at + 9);
+    while (!line.empty() && std::isspace(static_cast<unsigned char>(line.back()))) line.pop_back();
+    joined += (joined.empty() ? "" : " ") + line;
+  }
+  if (joined.empty()) joined = LastLine(text);
+  if (joined.size() > 400) joined = joined.substr(0, 400) + "...";
+  return joined;
 }
 
 }  // namespace
@@ -142,8 +166,8 @@ Result<CommandOutput> SlurmCli::Run(std::vector<std::string> argv) {
 }
 
 Status SlurmCli::Failed(const std::string& what, const CommandOutput& out) {
-  std::string why = LastLine(out.err);
-  if (why.empty()) why = LastLine(out.out);
+  std::string why = ErrorText(out.err);
+  if (why.empty()) why = ErrorText(out.out);
   if (why.empty()) why = "exit status " + std::to_string(out.exit_code);
   return Status::Unavailable(what + " failed: " + why);
 }

@@ -157,8 +157,18 @@ void Daemon::SyncLeader() {
   std::lock_guard<std::mutex> lock(leader_mu_);
   const bool lead = elector_->IsLeader();
   const std::string holder = elector_->Leader();
-  controller_->SetMayApply(lead, "not leader (leader: " + (holder.empty() ? "none" : holder) + ")");
+  // With no holder known, the elector's error (an unreachable API server, a CA that does not
+  // match, a Lease it may not read) is why: say it in every Decision, and once in the log.
+  const std::string error = elector_->last_error();
+  const bool blind = holder.empty() && !error.empty();
+  controller_->SetMayApply(lead, "not leader (leader: " + (holder.empty() ? "none" : holder) + ")" +
+                                     (blind ? ": " + error : ""));
   telemetry_.Set("aiscale_leader", {}, lead ? 1 : 0);
+  if (!lead && blind && error != logged_error_) {
+    log_ << "aiscale: leader election: " << error << "\n";
+    logged_error_ = error;
+  }
+  if (lead) logged_error_.clear();
   if (lead == was_leader_) return;
   was_leader_ = lead;
   if (lead) {

@@ -86,8 +86,9 @@ class Daemon {
   std::unique_ptr<control::Controller> controller_;
   std::unique_ptr<server::ApiServer> server_;
   std::unique_ptr<act::LeaseElector> elector_;  // null: leader election off, always applies
-  std::mutex leader_mu_;                        // guards was_leader_
+  std::mutex leader_mu_;                        // guards was_leader_ and logged_error_
   bool was_leader_ = false;
+  std::string logged_error_;  // the elector's last error as last logged
 
   std::mutex mu_;
   std::condition_variable cv_;

@@ -34,7 +34,9 @@
 #include <httplib.h>
 #include <nlohmann/json.hpp>
 
+#include "cli/cli_test_util.h"
 #include "cli/controller_config.h"
+#include "cli/test_pki.h"
 #include "fakes/fake_kube_apiserver.h"
 
 namespace aiscale::cli {
@@ -50,13 +52,6 @@ constexpr double kRetryPeriodS = 2;
 
 double Since(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
-}
-
-std::string ReadFile(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
 }
 
 // One `aiscale run --verbose` with identity `id`, its own kubeconfig (token "token-<id>"), store
@@ -151,7 +146,7 @@ class Daemon {
     pid_ = 0;
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   }
-  std::string log() const { return ReadFile(dir_ / "aiscale.log"); }
+  std::string log() const { return ReadText(dir_ / "aiscale.log"); }
   // The port its HTTP server logged, 0 before it did.
   int port() const {
     std::smatch m;
@@ -167,50 +162,12 @@ class Daemon {
   pid_t pid_ = 0;
 };
 
-// A CA and a server certificate for 127.0.0.1 signed by it, made by the openssl command line
-// in a temporary directory.
-class Pki {
- public:
-  Pki() : dir_(fs::path(::testing::TempDir()) / ("aiscale_le_pki_" + std::to_string(::getpid()))) {
-    fs::create_directories(dir_);
-  }
-  ~Pki() { fs::remove_all(dir_); }
-  bool Make() {
-    const std::string d = dir_.string();
-    const std::string key = " -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes";
-    std::ofstream(d + "/server.cnf") << "subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\n";
-    return Run("openssl req -x509" + key + " -keyout " + d + "/ca.key -out " + d +
-               "/ca.pem -days 2 -subj '/CN=kubernetes'") &&
-           Run("openssl req" + key + " -keyout " + d + "/server.key -out " + d +
-               "/server.csr -subj '/CN=kube-apiserver'") &&
-           Run("openssl x509 -req -in " + d + "/server.csr -CA " + d + "/ca.pem -CAkey " + d +
-               "/ca.key -CAcreateserial -out " + d + "/server.pem -days 2 -extfile " + d +
-               "/server.cnf");
-  }
-  std::string Path(const std::string& name) const { return (dir_ / name).string(); }
-
- private:
-  static bool Run(const std::string& cmd) {
-    return std::system((cmd + " >/dev/null 2>&1").c_str()) == 0;
-  }
-  fs::path dir_;
-};
-
-bool WaitFor(const std::function<bool()>& cond, double limit_s) {
-  const auto t0 = Clock::now();
-  while (Since(t0) < limit_s) {
-    if (cond()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  return cond();
-}
-
 class LeaderElectionE2E : public ::testing::Test {
  protected:
   void SetUp() override {
     testing::FakeKubeApiServer::Options opts;
     std::string ca;
-    pki_ = std::make_unique<Pki>();
+    pki_ = std::make_unique<Pki>("aiscale_le_pki");
     if (pki_->Make()) {  // HTTPS with a self-signed CA, as a cluster serves it
       opts.cert_file = pki_->Path("server.pem");
       opts.key_file = pki_->Path("server.key");

@@ -13,39 +13,16 @@
 #include <string>
 #include <vector>
 
-#include <zlib.h>
+#include "sim/fixtures.h"
 
 namespace aiscale::sim::traces {
 namespace {
 
-std::string Gzip(const std::string& text) {
-  uLongf n = compressBound(static_cast<uLong>(text.size())) + 32;
-  std::string out(n, '\0');
-  z_stream z{};
-  deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY);
-  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
-  z.avail_in = static_cast<uInt>(text.size());
-  z.next_out = reinterpret_cast<Bytef*>(out.data());
-  z.avail_out = static_cast<uInt>(n);
-  deflate(&z, Z_FINISH);
-  out.resize(z.total_out);
-  deflateEnd(&z);
-  return out;
-}
+using fixtures::Gzip;
 
-class LineReaderTest : public ::testing::Test {
+class LineReaderTest : public fixtures::TempDirTest {
  protected:
-  void SetUp() override {
-    dir_ = std::filesystem::path(::testing::TempDir()) /
-           ("aiscale_line_reader_" + std::to_string(::getpid()));
-    std::filesystem::create_directories(dir_);
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-  std::string Write(const std::string& bytes) {
-    const std::string p = (dir_ / ("f" + std::to_string(n_++))).string();
-    std::ofstream(p, std::ios::binary) << bytes;
-    return p;
-  }
+  LineReaderTest() : TempDirTest("aiscale_line_reader") {}
   // All lines, then the status.
   static std::pair<std::vector<std::string>, Status> ReadLines(const std::string& path,
                                                                const FileLimit& limit) {
@@ -55,8 +32,6 @@ class LineReaderTest : public ::testing::Test {
     for (std::string l; r.Next(l);) lines.push_back(l);
     return {lines, r.status()};
   }
-  std::filesystem::path dir_;
-  int n_ = 0;
 };
 
 TEST_F(LineReaderTest, Table) {

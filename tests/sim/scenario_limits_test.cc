@@ -11,38 +11,12 @@
 
 #include "core/config/config_node.h"
 #include "core/utf8.h"
+#include "sim/fixtures.h"
 #include "sim/runner.h"
 #include "sim/scenario.h"
 
 namespace aiscale::sim {
 namespace {
-
-// A valid training scenario (1-based lines); a case replaces lines, a replacement may hold
-// several lines.
-const std::vector<std::string> kTraining = {
-    "apiVersion: aiscale.dev/v1alpha1",  // 1
-    "kind: Scenario",                    // 2
-    "spec:",                             // 3
-    "  name: t",                         // 4
-    "  seed: 1",                         // 5
-    "  duration: 10h",                   // 6
-    "  cluster:",                        // 7
-    "    nodes: 4",                      // 8
-    "    gpus_per_node: 8",              // 9
-    "    provisioning_delay: 1m",        // 10
-    "  workloads:",                      // 11
-    "    - name: j",                     // 12
-    "      kind: TrainingJob",           // 13
-    "      min_replicas: 1",             // 14
-    "      max_replicas: 4",             // 15
-    "      granularity: 1",              // 16
-    "      initial_replicas: 2",         // 17
-    "      policy: {name: static}",      // 18
-    "      job:",                        // 19
-    "        total_steps: 1000",         // 20
-    "        epochs: 2",                 // 21
-    "  compare: [static]",               // 22
-};
 
 // A valid inference scenario on a rate series (no trace file).
 const std::vector<std::string> kInference = {
@@ -72,14 +46,10 @@ const std::vector<std::string> kInference = {
 
 enum class Base { kTraining, kInference };
 
+// A base scenario (a case replaces lines, a replacement may hold several lines).
 std::string With(Base base, const std::map<int, std::string>& edits) {
-  const auto& lines = base == Base::kTraining ? kTraining : kInference;
-  std::ostringstream os;
-  for (size_t i = 0; i < lines.size(); ++i) {
-    const auto it = edits.find(static_cast<int>(i) + 1);
-    os << (it == edits.end() ? lines[i] : it->second) << "\n";
-  }
-  return os.str();
+  return fixtures::EditLines(base == Base::kTraining ? fixtures::kTrainingScenario : kInference,
+                             edits);
 }
 
 struct Case {

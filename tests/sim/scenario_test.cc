@@ -8,41 +8,14 @@
 
 #include <gtest/gtest.h>
 
+#include "sim/fixtures.h"
+
 namespace aiscale::sim {
 namespace {
 
-// A valid scenario; each bad case replaces one line (1-based) of it.
-const std::vector<std::string> kBase = {
-    "apiVersion: aiscale.dev/v1alpha1",  // 1
-    "kind: Scenario",                    // 2
-    "spec:",                             // 3
-    "  name: t",                         // 4
-    "  seed: 1",                         // 5
-    "  duration: 10h",                   // 6
-    "  cluster:",                        // 7
-    "    nodes: 4",                      // 8
-    "    gpus_per_node: 8",              // 9
-    "    provisioning_delay: 1m",        // 10
-    "  workloads:",                      // 11
-    "    - name: j",                     // 12
-    "      kind: TrainingJob",           // 13
-    "      min_replicas: 1",             // 14
-    "      max_replicas: 4",             // 15
-    "      granularity: 1",              // 16
-    "      initial_replicas: 2",         // 17
-    "      policy: {name: static}",      // 18
-    "      job:",                        // 19
-    "        total_steps: 1000",         // 20
-    "        epochs: 2",                 // 21
-    "  compare: [static]",               // 22
-};
-
+// The shared valid training scenario with line `line` (1-based) replaced by `text`.
 std::string With(int line, const std::string& text) {
-  std::ostringstream os;
-  for (size_t i = 0; i < kBase.size(); ++i) {
-    os << (static_cast<int>(i) + 1 == line ? text : kBase[i]) << "\n";
-  }
-  return os.str();
+  return fixtures::EditLines(fixtures::kTrainingScenario, {{line, text}});
 }
 
 TEST(Scenario, TheBaseIsValid) {

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include <zlib.h>
+#include "sim/fixtures.h"
 
 #include "sim/traces/alibaba_genai_trace.h"
 #include "sim/traces/azure_llm_trace.h"
@@ -20,20 +20,7 @@
 namespace aiscale::sim::traces {
 namespace {
 
-std::string Gzip(const std::string& text) {
-  uLongf n = compressBound(static_cast<uLong>(text.size())) + 32;
-  std::string out(n, '\0');
-  z_stream z{};
-  deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY);
-  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
-  z.avail_in = static_cast<uInt>(text.size());
-  z.next_out = reinterpret_cast<Bytef*>(out.data());
-  z.avail_out = static_cast<uInt>(n);
-  deflate(&z, Z_FINISH);
-  out.resize(z.total_out);
-  deflateEnd(&z);
-  return out;
-}
+using fixtures::Gzip;
 
 const std::string kAzure = "TIMESTAMP,ContextTokens,GeneratedTokens\n";
 const std::string kAli =

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include <zlib.h>
+#include "sim/fixtures.h"
 
 #include "sim/traces/alibaba_genai_trace.h"
 #include "sim/traces/azure_llm_trace.h"
@@ -23,20 +23,7 @@
 namespace aiscale::sim::traces {
 namespace {
 
-std::string Gzip(const std::string& text) {
-  uLongf n = compressBound(static_cast<uLong>(text.size())) + 32;
-  std::string out(n, '\0');
-  z_stream z{};
-  deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY);
-  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
-  z.avail_in = static_cast<uInt>(text.size());
-  z.next_out = reinterpret_cast<Bytef*>(out.data());
-  z.avail_out = static_cast<uInt>(n);
-  deflate(&z, Z_FINISH);
-  out.resize(z.total_out);
-  deflateEnd(&z);
-  return out;
-}
+using fixtures::Gzip;
 
 const std::string kAzure = "TIMESTAMP,ContextTokens,GeneratedTokens\n";
 const std::string kAli =
@@ -59,21 +46,9 @@ Outcome Load(const std::string& format, const std::string& path) {
   return {Status::Ok(), *all};
 }
 
-class TraceSilentTest : public ::testing::Test {
+class TraceSilentTest : public fixtures::TempDirTest {
  protected:
-  void SetUp() override {
-    dir_ = std::filesystem::path(::testing::TempDir()) /
-           ("aiscale_trace_silent_" + std::to_string(::getpid()));
-    std::filesystem::create_directories(dir_);
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-  std::string Write(const std::string& bytes) {
-    const std::string p = (dir_ / ("t" + std::to_string(n_++))).string();
-    std::ofstream(p, std::ios::binary) << bytes;
-    return p;
-  }
-  std::filesystem::path dir_;
-  int n_ = 0;
+  TraceSilentTest() : TempDirTest("aiscale_trace_silent") {}
 };
 
 TEST_F(TraceSilentTest, Table) {
