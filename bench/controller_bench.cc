@@ -508,6 +508,10 @@ void RunMix(benchmark::State& state, bool daemon_like, bool with_store = false) 
         static_cast<double>(st.decisions_written - stats_before.decisions_written) / iters;
     state.counters["states_stored_per_tick"] =
         static_cast<double>(st.states_written - stats_before.states_written) / iters;
+    state.counters["states_snapshotted_per_tick"] =
+        static_cast<double>(st.states_snapshotted - stats_before.states_snapshotted) / iters;
+    state.counters["state_log_kB_per_tick"] =
+        static_cast<double>(st.state_log_bytes - stats_before.state_log_bytes) / iters / 1e3;
   }
 }
 
