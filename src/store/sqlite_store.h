@@ -6,8 +6,9 @@
 // change_filter.h), in decision_codec.h's compact JSON. State (schema 3) is a full snapshot per
 // key in its binary form plus a log with one row per WriteBatch holding the deltas
 // (state_delta.h) of every state that changed in it: a key is snapshotted again when the deltas
-// logged since its snapshot would outgrow it, or after StoreOptions::state_snapshot_ticks
-// batches (staggered per key, at most twice that), and log rows no key needs are deleted. A
+// logged since its snapshot would outgrow it (and a 4 KiB page), or after
+// StoreOptions::state_snapshot_ticks batches (staggered per key, at most twice that), and log
+// rows no key needs are deleted every 16th batch. A
 // restore is exact: the first LoadState folds the log into the snapshots (a reader that never
 // calls LoadState, such as `aiscale explain`, writes nothing). Rows of the older JSON format
 // are read as before (the `fmt` column). Decisions past StoreOptions::retention are deleted a
