@@ -472,6 +472,58 @@ TEST(SqliteStateLog, ASchema2FileIsMigratedAndItsStateContinues) {
   EXPECT_EQ(*loaded, now);
 }
 
+TEST(SqliteStateLog, EdgeCasesOfTheLogRestoreTheLastCommittedState) {
+  struct Case {
+    std::string name;
+    std::vector<std::vector<int>> batches;  // per batch, the Step() of key "k" in order
+    int fail_after = -1;                    // batches before one that fails (-1: none)
+    int want;                               // the Step() a reopened file and the store read
+  };
+  const std::vector<Case> cases = {
+      {"a key twice in a batch, first write of it", {{0, 1}, {2}}, -1, 2},
+      {"a key twice in a batch after deltas", {{0}, {1}, {2, 3}, {4, 5}}, -1, 5},
+      {"a failed batch after deltas", {{0}, {1}, {2}, {3}}, 3, 2},
+      {"a failed batch, then more deltas", {{0}, {1}, {2}, {3}, {4}, {5}}, 3, 5},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    const std::string path = FreshTempDir("statelog") + "/store.db";
+    {
+      auto s = SqliteStore::Open(path);
+      ASSERT_TRUE(s.ok());
+      for (size_t b = 0; b < c.batches.size(); ++b) {
+        const bool fail = static_cast<int>(b) == c.fail_after;
+        if (fail) {
+          ASSERT_TRUE(ExecBehindTheStore(path,
+                                         "CREATE TRIGGER boom BEFORE INSERT ON decisions "
+                                         "BEGIN SELECT RAISE(ABORT, 'injected'); END;"));
+        }
+        std::vector<PersistentState> states;
+        for (int t : c.batches[b]) states.push_back(Step(t));
+        const Decision d = FullDecision("w", static_cast<double>(b), static_cast<int>(b));
+        StoreWrite w{&d, {}};
+        for (const PersistentState& st : states) w.states.push_back({"k", &st});
+        EXPECT_EQ((*s)->WriteBatch({w}).ok(), !fail);
+        if (fail) {
+          ASSERT_TRUE(ExecBehindTheStore(path, "DROP TRIGGER boom;"));
+          // Right after the failure, the same process reads the last committed state.
+          auto loaded = (*s)->LoadState("k");
+          ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+          EXPECT_EQ(*loaded, Step(c.batches[b - 1].back()));
+        }
+      }
+      auto loaded = (*s)->LoadState("k");
+      ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+      EXPECT_EQ(*loaded, Step(c.want));
+    }
+    auto s = SqliteStore::Open(path);
+    ASSERT_TRUE(s.ok());
+    auto loaded = (*s)->LoadState("k");
+    ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+    EXPECT_EQ(*loaded, Step(c.want));
+  }
+}
+
 TEST(SqliteStateLog, ACorruptLogRowIsAnErrorNotACrash) {
   const std::string path = FreshTempDir("statelog") + "/store.db";
   {
