@@ -100,8 +100,10 @@ Result<std::unique_ptr<SqliteStore>> SqliteStore::Open(const std::string& path,
   auto sync = QueryText(
       db, options.sync_every_commit ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL");
   if (!sync.ok()) return sync.status().Wrap(context);
-  auto cache = QueryText(db, ("PRAGMA cache_size=-" + std::to_string(options.cache_kib)).c_str());
-  if (!cache.ok()) return cache.status().Wrap(context);
+  if (options.cache_kib > 0) {  // otherwise SQLite's default
+    auto cache = QueryText(db, ("PRAGMA cache_size=-" + std::to_string(options.cache_kib)).c_str());
+    if (!cache.ok()) return cache.status().Wrap(context);
+  }
   RETURN_IF_ERROR(ApplyMigrations(db).Wrap(context));
   RETURN_IF_ERROR(s->Prepare().Wrap(context));
   // Snapshots and log rows go on from the newest seq either holds.

@@ -31,7 +31,8 @@ struct StoreOptions {
   int state_snapshot_ticks = 40;
   // SqliteStore only: SQLite's page cache, in KiB. The state snapshots and the tail of the
   // decisions table are rewritten every few ticks; a cache that holds them saves rereading
-  // them from the WAL.
+  // them from the WAL (at 10,000 policy-mix workloads, 64 MiB against SQLite's default 2 MB:
+  // WriteBatch 185 vs 347 ms wall, bench/controller_bench.cc). 0 keeps SQLite's default.
   int cache_kib = 65536;
 };
 
