@@ -55,10 +55,12 @@ Status Controller::Add(WorkloadBinding b) {
     return Status::Conflict("unable to add workload " + key + ": name already in use");
   }
   auto w = std::make_unique<Workload>(std::move(b));
+  w->policy_key = key + "/policy";
+  w->stabilizer_key = key + "/stabilizer";
   if (store_) {
-    auto ps = store_->LoadState(key + "/policy");
+    auto ps = store_->LoadState(w->policy_key);
     if (!ps.ok()) return ps.status().Wrap("unable to load policy state for " + key);
-    auto ss = store_->LoadState(key + "/stabilizer");
+    auto ss = store_->LoadState(w->stabilizer_key);
     if (!ss.ok()) return ss.status().Wrap("unable to load stabilizer state for " + key);
     w->policy_state = std::move(ps).value();
     w->stabilizer_state = std::move(ss).value();
@@ -237,9 +239,7 @@ void Controller::SetMayApply(bool may_apply, const std::string& reason) {
 }
 
 StoreWrite Controller::WriteOf(const Workload& w, const Decision& d) const {
-  const std::string key = w.binding.ref.Key();
-  return StoreWrite{
-      &d, {{key + "/policy", &w.policy_state}, {key + "/stabilizer", &w.stabilizer_state}}};
+  return StoreWrite{&d, {{w.policy_key, &w.policy_state}, {w.stabilizer_key, &w.stabilizer_state}}};
 }
 
 void Controller::Persist(const std::vector<StoreWrite>& writes, std::vector<Decision*> decisions) {

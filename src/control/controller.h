@@ -99,6 +99,7 @@ class Controller {
     WorkloadSignals signals;
     PersistentState policy_state;
     PersistentState stabilizer_state;
+    std::string policy_key, stabilizer_key;  // in the Store, built once
     size_t collect_id = 0;
     Workload(WorkloadBinding b) : binding(std::move(b)), signals(binding.history_capacity) {}
   };

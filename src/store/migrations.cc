@@ -39,6 +39,13 @@ const std::vector<Migration>& Migrations() {
        "CREATE INDEX decisions_by_time ON decisions (t);"
        "ALTER TABLE state ADD COLUMN fmt INTEGER NOT NULL DEFAULT 0;"
        "ALTER TABLE state ADD COLUMN body BLOB;"},
+      // State as snapshots plus a delta log (issue 11 §4, store format 2): `seq` is the last
+      // state_log row a snapshot includes; each state_log row holds, for every state a batch
+      // changed, its key and its delta (state_delta.h) from the state as of the row before.
+      // Older files migrate with seq 0 and an empty log, which is what they mean.
+      {3,
+       "ALTER TABLE state ADD COLUMN seq INTEGER NOT NULL DEFAULT 0;"
+       "CREATE TABLE state_log (seq INTEGER PRIMARY KEY, body BLOB NOT NULL);"},
   };
   return kMigrations;
 }

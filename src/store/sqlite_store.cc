@@ -6,10 +6,12 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
+#include <functional>
 #include <limits>
 
 #include "core/decision_codec.h"
 #include "store/migrations.h"
+#include "store/state_delta.h"
 
 namespace aiscale::store {
 namespace {
@@ -98,14 +100,27 @@ Result<std::unique_ptr<SqliteStore>> SqliteStore::Open(const std::string& path,
   auto sync = QueryText(
       db, options.sync_every_commit ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL");
   if (!sync.ok()) return sync.status().Wrap(context);
+  if (options.cache_kib > 0) {  // otherwise SQLite's default
+    auto cache = QueryText(db, ("PRAGMA cache_size=-" + std::to_string(options.cache_kib)).c_str());
+    if (!cache.ok()) return cache.status().Wrap(context);
+  }
   RETURN_IF_ERROR(ApplyMigrations(db).Wrap(context));
   RETURN_IF_ERROR(s->Prepare().Wrap(context));
+  // Snapshots and log rows go on from the newest seq either holds.
+  auto seq = QueryText(db,
+                       "SELECT MAX(IFNULL((SELECT MAX(seq) FROM state), 0), "
+                       "IFNULL((SELECT MAX(seq) FROM state_log), 0))");
+  if (!seq.ok()) return seq.status().Wrap(context);
+  s->seq_ = std::strtoll(seq->c_str(), nullptr, 10);
+  auto logged = QueryText(db, "SELECT COUNT(*) FROM (SELECT 1 FROM state_log LIMIT 1)");
+  if (!logged.ok()) return logged.status().Wrap(context);
+  s->needs_compaction_ = *logged != "0";
   return s;
 }
 
 SqliteStore::~SqliteStore() {
-  for (sqlite3_stmt* st :
-       {insert_, trim_, prune_, recent_, load_, save_, update_, begin_, commit_, rollback_}) {
+  for (sqlite3_stmt* st : {insert_, trim_, prune_, recent_, load_, save_, update_, log_insert_,
+                           log_prune_, log_scan_, log_clear_, begin_, commit_, rollback_}) {
     sqlite3_finalize(st);
   }
   sqlite3_close(db_);
@@ -124,13 +139,18 @@ Status SqliteStore::Prepare() {
        "LIMIT ?2)"},
       {&recent_,
        "SELECT t, json, fmt FROM decisions WHERE workload = ?1 ORDER BY id DESC LIMIT ?2"},
-      {&load_, "SELECT json, fmt, body FROM state WHERE key = ?1"},
+      {&load_, "SELECT json, fmt, body, seq FROM state WHERE key = ?1"},
       // The first save of a key in this process: an upsert that says which row it is.
       {&save_,
-       "INSERT INTO state (key, json, fmt, body) VALUES (?1, '', 1, ?2) "
-       "ON CONFLICT (key) DO UPDATE SET json = '', fmt = 1, body = excluded.body RETURNING rowid"},
+       "INSERT INTO state (key, json, fmt, body, seq) VALUES (?1, '', 1, ?2, ?3) "
+       "ON CONFLICT (key) DO UPDATE SET json = '', fmt = 1, body = excluded.body, "
+       "seq = excluded.seq RETURNING rowid"},
       // Every later one: straight to the row, in place (no key lookup, no delete and insert).
-      {&update_, "UPDATE state SET body = ?2 WHERE rowid = ?1"},
+      {&update_, "UPDATE state SET body = ?2, seq = ?3 WHERE rowid = ?1"},
+      {&log_insert_, "INSERT INTO state_log (seq, body) VALUES (?1, ?2)"},
+      {&log_prune_, "DELETE FROM state_log WHERE seq <= ?1"},
+      {&log_scan_, "SELECT seq, body FROM state_log ORDER BY seq"},
+      {&log_clear_, "DELETE FROM state_log"},
       {&begin_, "BEGIN IMMEDIATE"},
       {&commit_, "COMMIT"},
       {&rollback_, "ROLLBACK"},
@@ -197,31 +217,99 @@ Status SqliteStore::InsertLocked(const Decision& d) {
   return Status::Ok();
 }
 
-// Most states change every tick (windows, last-seen times), some never (a policy without
-// memory): the bytes are compared first, which costs far less than the write.
-Status SqliteStore::SaveLocked(const std::string& key, const PersistentState& state) {
+// Delta bytes a state may log before it is written in full again, whatever its size: SQLite's
+// default page size.
+constexpr size_t kMinSnapshotInterval = 4096;
+
+Result<int64_t> SqliteStore::UpsertStateLocked(const std::string& key, std::string_view body,
+                                               int64_t seq) {
+  Reset r(save_);
+  BindText(save_, 1, key);
+  sqlite3_bind_blob(save_, 2, body.data(), static_cast<int>(body.size()), SQLITE_STATIC);
+  sqlite3_bind_int64(save_, 3, seq);
+  if (sqlite3_step(save_) != SQLITE_ROW) return Error("save state " + key);
+  const int64_t rowid = sqlite3_column_int64(save_, 0);
+  if (sqlite3_step(save_) != SQLITE_DONE) return Error("save state " + key);
+  return rowid;
+}
+
+Status SqliteStore::SnapshotLocked(const std::string& key, const PersistentState& state,
+                                   int64_t seq) {
   StateToBytes(state, buf_);
+  ++stats_.states_snapshotted;
   auto it = saved_.find(key);
-  if (it != saved_.end() && it->second.bytes == buf_) {
+  if (it == saved_.end()) {
+    ASSIGN_OR_RETURN(const int64_t rowid, UpsertStateLocked(key, buf_, seq));
+    const int64_t period = std::max(1, options_.state_snapshot_ticks);
+    const auto stagger = static_cast<int64_t>(std::hash<std::string>{}(key) % period);
+    saved_.emplace(key, Saved{rowid, state, seq, buf_.size(), 0, stagger});
+    return Status::Ok();
+  }
+  Saved& s = it->second;
+  Reset r(update_);
+  sqlite3_bind_int64(update_, 1, s.rowid);
+  sqlite3_bind_blob(update_, 2, buf_.data(), static_cast<int>(buf_.size()), SQLITE_STATIC);
+  sqlite3_bind_int64(update_, 3, seq);
+  if (sqlite3_step(update_) != SQLITE_DONE) return Error("save state " + key);
+  s.snap_seq = seq;
+  s.snap_bytes = buf_.size();
+  s.logged_bytes = 0;
+  return Status::Ok();
+}
+
+// Most states change every tick, by a little: the delta is logged, and the state written in
+// full only when the deltas since its snapshot would outgrow it or the snapshot is old.
+Status SqliteStore::StageStateLocked(const std::string& key, const PersistentState& state,
+                                     int64_t seq) {
+  auto it = saved_.find(key);
+  if (it == saved_.end()) {
+    ++stats_.states_written;
+    return SnapshotLocked(key, state, seq);
+  }
+  Saved& s = it->second;
+  delta_buf_.clear();
+  if (!TakeStateDelta(s.state, state, delta_buf_)) {
     ++stats_.states_skipped;
     return Status::Ok();
   }
   ++stats_.states_written;
-  if (it != saved_.end()) {
-    Reset r(update_);
-    sqlite3_bind_int64(update_, 1, it->second.rowid);
-    sqlite3_bind_blob(update_, 2, buf_.data(), static_cast<int>(buf_.size()), SQLITE_STATIC);
-    if (sqlite3_step(update_) != SQLITE_DONE) return Error("save state " + key);
-    it->second.bytes.swap(buf_);
-    return Status::Ok();
+  // A snapshot at this seq already: a delta in this row would be skipped on replay. Otherwise
+  // the deltas may grow to the snapshot's size, and to at least a page: rewriting a row dirties
+  // a whole page however small the row, so a 100-byte state that changes every tick would cost
+  // a page a tick.
+  if (s.snap_seq == seq ||
+      s.logged_bytes + delta_buf_.size() > std::max(s.snap_bytes, kMinSnapshotInterval) ||
+      seq - s.snap_seq >= std::max(1, options_.state_snapshot_ticks) + s.stagger) {
+    return SnapshotLocked(key, s.state, seq);
   }
-  Reset r(save_);
-  BindText(save_, 1, key);
-  sqlite3_bind_blob(save_, 2, buf_.data(), static_cast<int>(buf_.size()), SQLITE_STATIC);
-  if (sqlite3_step(save_) != SQLITE_ROW) return Error("save state " + key);
-  const int64_t rowid = sqlite3_column_int64(save_, 0);
-  if (sqlite3_step(save_) != SQLITE_DONE) return Error("save state " + key);
-  saved_.emplace(key, Saved{rowid, buf_});
+  PutVarint(log_buf_, key.size());
+  log_buf_ += key;
+  PutVarint(log_buf_, delta_buf_.size());
+  log_buf_ += delta_buf_;
+  s.logged_bytes += delta_buf_.size();
+  stats_.state_log_bytes += static_cast<int64_t>(delta_buf_.size());
+  return Status::Ok();
+}
+
+Status SqliteStore::WriteLogLocked(int64_t seq) {
+  if (!log_buf_.empty()) {
+    Reset r(log_insert_);
+    sqlite3_bind_int64(log_insert_, 1, seq);
+    sqlite3_bind_blob(log_insert_, 2, log_buf_.data(), static_cast<int>(log_buf_.size()),
+                      SQLITE_STATIC);
+    if (sqlite3_step(log_insert_) != SQLITE_DONE) return Error("log state deltas");
+  }
+  // Pruning walks every key this store wrote: every 16th row is often enough (the log holds
+  // up to 2 x state_snapshot_ticks rows anyway).
+  if (needs_compaction_ || seq % 16 != 0) return Status::Ok();
+  // A row is needed while some key has deltas after a snapshot older than it.
+  int64_t needed_after = seq;
+  for (const auto& [key, s] : saved_) {
+    if (s.logged_bytes > 0) needed_after = std::min(needed_after, s.snap_seq);
+  }
+  Reset r(log_prune_);
+  sqlite3_bind_int64(log_prune_, 1, needed_after);
+  if (sqlite3_step(log_prune_) != SQLITE_DONE) return Error("prune the state log");
   return Status::Ok();
 }
 
@@ -238,6 +326,7 @@ Status SqliteStore::PruneLocked(TimePoint newest, size_t inserted) {
 void SqliteStore::ForgetLocked() {
   filter_.Clear();
   saved_.clear();
+  needs_compaction_ = true;  // committed deltas of the forgotten keys stay in the log
 }
 
 Status SqliteStore::Append(const Decision& d) {
@@ -257,12 +346,22 @@ Status SqliteStore::WriteBatch(const std::vector<StoreWrite>& writes) {
       TransactionLocked("a batch of " + std::to_string(writes.size()) + " writes", [&] {
         size_t inserted = 0;
         TimePoint newest{};
+        const int64_t seq = seq_ + 1;
+        bool states = false;
+        log_buf_.clear();
         for (const StoreWrite& w : writes) {
           if (w.decision) {
             RETURN_IF_ERROR(RecordLocked(*w.decision, inserted));
             newest = std::max(newest, w.decision->at);
           }
-          for (const auto& [key, state] : w.states) RETURN_IF_ERROR(SaveLocked(key, *state));
+          for (const auto& [key, state] : w.states) {
+            states = true;
+            RETURN_IF_ERROR(StageStateLocked(key, *state, seq));
+          }
+        }
+        if (states) {
+          seq_ = seq;
+          RETURN_IF_ERROR(WriteLogLocked(seq));
         }
         return PruneLocked(newest, inserted);
       });
@@ -294,12 +393,11 @@ Result<std::vector<Decision>> SqliteStore::Recent(const std::string& workload, s
   return out;
 }
 
-Result<PersistentState> SqliteStore::LoadState(const std::string& key) {
-  std::lock_guard<std::mutex> lock(mu_);
+Result<SqliteStore::Snapshot> SqliteStore::ReadSnapshotLocked(const std::string& key) {
   Reset r(load_);
   BindText(load_, 1, key);
   const int rc = sqlite3_step(load_);
-  if (rc == SQLITE_DONE) return PersistentState{};
+  if (rc == SQLITE_DONE) return Snapshot{};
   if (rc != SQLITE_ROW) return Error("load state " + key);
   Result<PersistentState> s = PersistentState{};
   if (sqlite3_column_int(load_, 1) == 1) {
@@ -315,12 +413,81 @@ Result<PersistentState> SqliteStore::LoadState(const std::string& key) {
     s = StateFromJson(j);
   }
   if (!s.ok()) return s.status().Wrap("unable to load state " + key + " in sqlite db at " + path_);
-  return s;
+  return Snapshot{std::move(s).value(), sqlite3_column_int64(load_, 3)};
+}
+
+// Every key the log names gets its snapshot plus the deltas logged after it, written back as
+// a snapshot at the newest seq; then the log is emptied. One transaction: a failure leaves
+// the log as it was.
+Status SqliteStore::CompactLocked() {
+  std::unordered_map<std::string, Snapshot> touched;
+  const Status st = TransactionLocked("fold the state log", [&]() -> Status {
+    int64_t last = 0;
+    Reset r(log_scan_);
+    int rc;
+    while ((rc = sqlite3_step(log_scan_)) == SQLITE_ROW) {
+      last = sqlite3_column_int64(log_scan_, 0);
+      const auto* p = static_cast<const char*>(sqlite3_column_blob(log_scan_, 1));
+      std::string_view in(p ? p : "", static_cast<size_t>(sqlite3_column_bytes(log_scan_, 1)));
+      while (!in.empty()) {
+        uint64_t key_len = 0, delta_len = 0;
+        const auto truncated = [&] {
+          return Status::Error("unable to read the state log in sqlite db at " + path_ + ": row " +
+                               std::to_string(last) + " is truncated");
+        };
+        if (!GetVarint(in, key_len) || key_len > in.size()) return truncated();
+        const std::string key(in.substr(0, static_cast<size_t>(key_len)));
+        in.remove_prefix(static_cast<size_t>(key_len));
+        if (!GetVarint(in, delta_len) || delta_len > in.size()) return truncated();
+        auto it = touched.find(key);
+        if (it == touched.end()) {
+          ASSIGN_OR_RETURN(Snapshot snap, ReadSnapshotLocked(key));
+          it = touched.emplace(key, std::move(snap)).first;
+        }
+        if (last > it->second.seq) {
+          RETURN_IF_ERROR(
+              ApplyStateDelta(in.substr(0, static_cast<size_t>(delta_len)), it->second.state)
+                  .Wrap("unable to replay state " + key + " in sqlite db at " + path_));
+        }
+        in.remove_prefix(static_cast<size_t>(delta_len));
+      }
+    }
+    if (rc != SQLITE_DONE) return Error("read the state log");
+    for (const auto& [key, snap] : touched) {
+      StateToBytes(snap.state, buf_);
+      RETURN_IF_ERROR(UpsertStateLocked(key, buf_, std::max(last, seq_)).status());
+    }
+    Reset c(log_clear_);
+    if (sqlite3_step(log_clear_) != SQLITE_DONE) return Error("empty the state log");
+    return Status::Ok();
+  });
+  if (!st.ok()) return st;
+  needs_compaction_ = false;
+  return Status::Ok();
+}
+
+Result<PersistentState> SqliteStore::LoadState(const std::string& key) {
+  std::lock_guard<std::mutex> lock(mu_);
+  // What this store wrote last is what the file holds (snapshot and log together).
+  if (auto it = saved_.find(key); it != saved_.end()) return it->second.state;
+  if (needs_compaction_) RETURN_IF_ERROR(CompactLocked());
+  ASSIGN_OR_RETURN(Snapshot snap, ReadSnapshotLocked(key));
+  return std::move(snap.state);
 }
 
 Status SqliteStore::SaveState(const std::string& key, const PersistentState& state) {
   std::lock_guard<std::mutex> lock(mu_);
-  return SaveLocked(key, state);
+  // Outside a batch there is no log row to carry a delta: a full snapshot, at a seq of its own.
+  auto it = saved_.find(key);
+  delta_buf_.clear();
+  if (it != saved_.end() && !TakeStateDelta(it->second.state, state, delta_buf_)) {
+    ++stats_.states_skipped;
+    return Status::Ok();
+  }
+  ++stats_.states_written;
+  const Status st = SnapshotLocked(key, state, ++seq_);
+  if (!st.ok()) ForgetLocked();
+  return st;
 }
 
 Result<int64_t> SqliteStore::SizeBytes() {

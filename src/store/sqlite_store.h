@@ -3,8 +3,14 @@
 // Why WAL: the API server reads decisions while the controller writes them, and WAL lets
 // readers run beside one writer. The schema lives in migrations.cc and is brought up to date
 // on Open. A decision is stored when it changed, plus heartbeats (StoreOptions::heartbeat,
-// change_filter.h), in decision_codec.h's compact JSON; state in its binary form, and only when
-// its bytes differ from what this store last wrote for the key. Rows of the older JSON format
+// change_filter.h), in decision_codec.h's compact JSON. State (schema 3) is a full snapshot per
+// key in its binary form plus a log with one row per WriteBatch holding the deltas
+// (state_delta.h) of every state that changed in it: a key is snapshotted again when the deltas
+// logged since its snapshot would outgrow it (and a 4 KiB page), or after
+// StoreOptions::state_snapshot_ticks batches (staggered per key, at most twice that), and log
+// rows no key needs are deleted every 16th batch. A
+// restore is exact: the first LoadState folds the log into the snapshots (a reader that never
+// calls LoadState, such as `aiscale explain`, writes nothing). Rows of the older JSON format
 // are read as before (the `fmt` column). Decisions past StoreOptions::retention are deleted a
 // bounded batch per write. Append (with its trims) and SaveState are each one transaction, and
 // WriteBatch is one for a whole tick, durable when they return ok (see
@@ -22,9 +28,9 @@
 #include <memory>
 #include <mutex>
 #include <string>
-#include <vector>
-
+#include <string_view>
 #include <unordered_map>
+#include <vector>
 
 #include "core/store.h"
 #include "store/change_filter.h"
@@ -51,6 +57,8 @@ class SqliteStore final : public Store {
   struct WriteStats {
     int64_t decisions_written = 0, decisions_skipped = 0;
     int64_t states_written = 0, states_skipped = 0;
+    int64_t states_snapshotted = 0;  // of states_written, as a full snapshot
+    int64_t state_log_bytes = 0;     // delta bytes logged
     int64_t decisions_pruned = 0;
   };
   WriteStats Stats() {
@@ -71,7 +79,22 @@ class SqliteStore final : public Store {
   // Stores d when the filter keeps it; adds the rows written to `inserted`.
   Status RecordLocked(const Decision& d, size_t& inserted);
   Status InsertLocked(const Decision& d);
-  Status SaveLocked(const std::string& key, const PersistentState& state);
+  // Logs the delta of `state` from what was last written for `key` into log_buf_, or writes a
+  // full snapshot at `seq` (see the class comment).
+  Status StageStateLocked(const std::string& key, const PersistentState& state, int64_t seq);
+  Status SnapshotLocked(const std::string& key, const PersistentState& state, int64_t seq);
+  // Inserts or replaces key's snapshot row; returns its rowid.
+  Result<int64_t> UpsertStateLocked(const std::string& key, std::string_view body, int64_t seq);
+  // Writes log_buf_ as row `seq` and deletes the rows no key needs any more.
+  Status WriteLogLocked(int64_t seq);
+  // Replays the whole log into snapshots and empties it (a transaction of its own).
+  Status CompactLocked();
+  // A key's row: the state it holds (without the log) and its snapshot seq.
+  struct Snapshot {
+    PersistentState state;
+    int64_t seq = 0;
+  };
+  Result<Snapshot> ReadSnapshotLocked(const std::string& key);
   // Deletes decisions older than `newest` - retention, at most a batch (see StoreOptions).
   Status PruneLocked(TimePoint newest, size_t inserted);
   // After a failed transaction: what the filters remember may not be in the file.
@@ -92,17 +115,31 @@ class SqliteStore final : public Store {
   sqlite3_stmt* load_ = nullptr;
   sqlite3_stmt* save_ = nullptr;
   sqlite3_stmt* update_ = nullptr;
+  sqlite3_stmt* log_insert_ = nullptr;
+  sqlite3_stmt* log_prune_ = nullptr;
+  sqlite3_stmt* log_scan_ = nullptr;
+  sqlite3_stmt* log_clear_ = nullptr;
   sqlite3_stmt* begin_ = nullptr;
   sqlite3_stmt* commit_ = nullptr;
   sqlite3_stmt* rollback_ = nullptr;
   ChangeFilter filter_;  // GUARDED_BY(mu_)
+  // What this store last wrote for a key.
   struct Saved {
     int64_t rowid = 0;
-    std::string bytes;  // as last written
+    PersistentState state;    // its snapshot with every delta logged since applied
+    int64_t snap_seq = 0;     // the log seq its snapshot includes
+    size_t snap_bytes = 0;    // that snapshot's size
+    size_t logged_bytes = 0;  // delta bytes logged since it
+    int64_t stagger = 0;      // 0..state_snapshot_ticks-1, from the key's hash
   };
   std::unordered_map<std::string, Saved> saved_;  // GUARDED_BY(mu_)
-  std::string buf_;                               // GUARDED_BY(mu_)
-  WriteStats stats_;                              // GUARDED_BY(mu_)
+  // The last log seq used (a batch with state takes the next); log rows and snapshots carry it.
+  int64_t seq_ = 0;  // GUARDED_BY(mu_)
+  // The log may hold deltas of keys not in saved_ (written before Open, or before a failed
+  // write): fold it into the snapshots before a LoadState reads them, and prune nothing.
+  bool needs_compaction_ = false;          // GUARDED_BY(mu_)
+  std::string buf_, log_buf_, delta_buf_;  // GUARDED_BY(mu_)
+  WriteStats stats_;                       // GUARDED_BY(mu_)
 };
 
 }  // namespace aiscale::store
