@@ -19,29 +19,13 @@ src=${2:-$(cd "$(dirname "$0")/../.." && pwd)}
 lib="$src/tests/integration/lib"
 tools="$src/tests/integration/tools"
 elastic="$src/examples/elastic"
-if ! /usr/bin/python3 -c 'import torch.distributed.run' 2>/dev/null; then
-  echo "SKIP: /usr/bin/python3 cannot import torch (apt-get install python3-torch)"
-  exit 0
-fi
 # shellcheck source=tests/integration/lib/common.sh
 source "$lib/common.sh"
 # shellcheck source=tests/integration/lib/elastic.sh
 source "$lib/elastic.sh"
+elastic_require_torch
 itest_init
 py=$ITEST_PY
-passed=0
-failed=0
-check() { # check NAME COMMAND...: a named assertion
-  local name=$1
-  shift
-  if "$@"; then
-    echo "ok: $name"
-    passed=$((passed + 1))
-  else
-    echo "not ok: $name"
-    failed=$((failed + 1))
-  fi
-}
 
 # rendezvous (taken), metrics (never served), aiscale's API, the fake job's replica ports.
 base=$(port_block 5)

@@ -19,14 +19,11 @@ set -u
 aiscale=${1:?aiscale binary}
 src=${2:-$(cd "$(dirname "$0")/../.." && pwd)}
 lib="$src/tests/integration/lib"
-if ! /usr/bin/python3 -c 'import torch.distributed.run' 2>/dev/null; then
-  echo "SKIP: /usr/bin/python3 cannot import torch (apt-get install python3-torch)"
-  exit 0
-fi
 # shellcheck source=tests/integration/lib/slurm.sh
 source "$lib/slurm.sh"
 # shellcheck source=tests/integration/lib/elastic.sh
 source "$lib/elastic.sh"
+elastic_require_torch
 if ! slurm_available; then
   echo "SKIP: Slurm is not installed (apt-get install slurm-wlm; scripts/bootstrap.sh does)"
   exit 0
@@ -34,19 +31,6 @@ fi
 itest_init
 trap 'slurm_stop; itest_cleanup; rm -rf "$ITEST_TMP"' EXIT
 py=$ITEST_PY
-passed=0
-failed=0
-check() { # check NAME COMMAND...: a named assertion
-  local name=$1
-  shift
-  if "$@"; then
-    echo "ok: $name"
-    passed=$((passed + 1))
-  else
-    echo "not ok: $name"
-    failed=$((failed + 1))
-  fi
-}
 
 slurm_start "$ITEST_TMP/slurm" 2 || itest_fail "the Slurm cluster did not start"
 base=$(port_block 3)

@@ -29,19 +29,6 @@ fi
 source "$lib/prometheus.sh"
 itest_init
 py=$ITEST_PY
-passed=0
-failed=0
-check() { # check NAME COMMAND...: a named assertion
-  local name=$1
-  shift
-  if "$@"; then
-    echo "ok: $name"
-    passed=$((passed + 1))
-  else
-    echo "not ok: $name"
-    failed=$((failed + 1))
-  fi
-}
 
 # A base port with 4 free ports after it (replica i listens on base + i).
 read -r prom api lb_p lb_d <<<"$(free_ports 4)"

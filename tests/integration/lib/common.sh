@@ -19,12 +19,27 @@
 #   itest_leftovers              prints PIDs still alive (tracked or marked), one per line
 #   itest_assert_no_leftovers    fails (and names them) if any are alive
 #   itest_fail MSG               prints "FAIL: MSG" and the tail of every log, exits 1
+#   check NAME CMD...            a named assertion: prints ok/not ok, counts $passed / $failed
 #
 # Requires /usr/bin/python3. Keep the functions bounded: none waits without a timeout.
 
 ITEST_PY=${ITEST_PY:-/usr/bin/python3}
 ITEST_TOOLS=${ITEST_TOOLS:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../tools" && pwd)}
 ITEST_PIDS=()
+passed=0
+failed=0
+
+check() {
+  local name=$1
+  shift
+  if "$@"; then
+    echo "ok: $name"
+    passed=$((passed + 1))
+  else
+    echo "not ok: $name"
+    failed=$((failed + 1))
+  fi
+}
 
 itest_init() {
   ITEST_TMP=$(mktemp -d "${TMPDIR:-/tmp}/itest.XXXXXX")

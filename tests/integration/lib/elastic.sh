@@ -26,6 +26,15 @@
 #
 # Requires ELASTIC_DIR (examples/elastic) or derives it from this file's location.
 
+# Ends the calling test with a SKIP line (exit 0, as the other integration tests skip) when
+# /usr/bin/python3 cannot import torch.
+elastic_require_torch() {
+  if ! /usr/bin/python3 -c 'import torch.distributed.run' 2>/dev/null; then
+    echo "SKIP: /usr/bin/python3 cannot import torch (apt-get install python3-torch)"
+    exit 0
+  fi
+}
+
 ELASTIC_DIR=${ELASTIC_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../../../examples/elastic" && pwd)}
 
 # _elastic_set FN ALLOWED KEY=VALUE: sets the caller's local KEY (bash scoping is dynamic) when
