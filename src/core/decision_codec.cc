@@ -10,6 +10,8 @@
 #include <string_view>
 #include <vector>
 
+#include "core/varint.h"
+
 namespace aiscale {
 namespace {
 
@@ -378,30 +380,6 @@ Result<Decision> DecisionFromCompact(std::string_view text, const std::string& w
     return Status::Error(std::string("unable to decode decision: ") + e.what());
   }
 }
-
-namespace {
-
-// LEB128 varints: most lengths and counts fit one byte.
-void PutVarint(std::string& out, uint64_t v) {
-  while (v >= 0x80) {
-    out += static_cast<char>((v & 0x7F) | 0x80);
-    v >>= 7;
-  }
-  out += static_cast<char>(v);
-}
-
-bool GetVarint(std::string_view& in, uint64_t& v) {
-  v = 0;
-  for (int shift = 0; shift < 64 && !in.empty(); shift += 7) {
-    const auto b = static_cast<unsigned char>(in.front());
-    in.remove_prefix(1);
-    v |= static_cast<uint64_t>(b & 0x7F) << shift;
-    if (!(b & 0x80)) return true;
-  }
-  return false;
-}
-
-}  // namespace
 
 void StateToBytes(const PersistentState& s, std::string& out) {
   out.clear();

@@ -79,25 +79,6 @@ Status Corrupt(const char* what) {
 
 }  // namespace
 
-void PutVarint(std::string& out, uint64_t v) {
-  while (v >= 0x80) {
-    out += static_cast<char>((v & 0x7F) | 0x80);
-    v >>= 7;
-  }
-  out += static_cast<char>(v);
-}
-
-bool GetVarint(std::string_view& in, uint64_t& v) {
-  v = 0;
-  for (int shift = 0; shift < 64 && !in.empty(); shift += 7) {
-    const auto b = static_cast<unsigned char>(in.front());
-    in.remove_prefix(1);
-    v |= static_cast<uint64_t>(b & 0x7F) << shift;
-    if (!(b & 0x80)) return true;
-  }
-  return false;
-}
-
 size_t SnapshotBytes(const PersistentState& s) {
   size_t n = 0;
   for (const auto& [k, v] : s.values) n += k.size() + 3 + v.size() * sizeof(double);

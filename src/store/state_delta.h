@@ -24,6 +24,7 @@
 
 #include "core/result.h"
 #include "core/state.h"
+#include "core/varint.h"
 
 namespace aiscale::store {
 
@@ -35,9 +36,5 @@ Status ApplyStateDelta(std::string_view delta, PersistentState& state);
 
 // About what StateToBytes writes for `s`, to choose a delta or a full snapshot.
 size_t SnapshotBytes(const PersistentState& s);
-
-// The varints of the formats above (LEB128, as StateToBytes).
-void PutVarint(std::string& out, uint64_t v);
-bool GetVarint(std::string_view& in, uint64_t& v);
 
 }  // namespace aiscale::store
