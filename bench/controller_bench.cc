@@ -14,6 +14,9 @@
 //
 //   ./build/controller_bench --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
 //   ./build/controller_bench --benchmark_filter=PolicyMix --benchmark_repetitions=5
+// /200 is for instruction counts (a few minutes under callgrind, Tick only):
+//   valgrind --tool=callgrind --toggle-collect='aiscale::control::Controller::Tick()'
+//     ./build/controller_bench --benchmark_filter='BM_TickPolicyMix/200' --benchmark_min_time=0.01
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -528,10 +531,16 @@ void BM_TickPolicyMixDaemonLike(benchmark::State& s) { RunMix(s, true); }
 // state_log_kB_per_tick the deltas logged for the rest.
 void BM_TickPolicyMixSqlite(benchmark::State& s) { RunMix(s, false, true); }
 
-BENCHMARK(BM_TickPolicyMix)->Arg(10000)->Arg(1000)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_TickPolicyMix)
+    ->Arg(10000)
+    ->Arg(1000)
+    ->Arg(200)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 BENCHMARK(BM_TickPolicyMixSqlite)
     ->Arg(10000)
     ->Arg(1000)
+    ->Arg(200)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 BENCHMARK(BM_TickPolicyMixDaemonLike)->Arg(10000)->Unit(benchmark::kMillisecond)->UseRealTime();
