@@ -18,6 +18,7 @@
 
 #include "cli/commands.h"
 #include "cli/controller_config.h"
+#include "core/bounded_file.h"
 #include "core/config/config_node.h"
 #include "sim/calibrate.h"
 #include "sim/runner.h"
@@ -75,14 +76,6 @@ bool ParseFlags(const Args& args, CalibrateFlags& f) {
     return false;
   }
   return true;
-}
-
-Result<std::string> ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::NotFound("unable to read " + path);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
 }
 
 // What the run's controller config says about the workload.
@@ -187,7 +180,7 @@ Status PredictAndCompare(const std::string& yaml, const std::string& file,
 
 Status RunCalibrate(const CalibrateFlags& f) {
   ASSIGN_OR_RETURN(Setup setup, ReadSetup(f));
-  ASSIGN_OR_RETURN(std::string text, ReadFile(f.events));
+  ASSIGN_OR_RETURN(std::string text, ReadBoundedFile(f.events, kEventsFileLimit));
   ASSIGN_OR_RETURN(std::vector<sim::TickRecord> ticks, ReadTicks(setup, f));
   auto cal = sim::Calibrate(sim::ParseJobEvents(text), ticks, {f.unfinished});
   if (!cal.ok())

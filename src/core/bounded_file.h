@@ -35,6 +35,8 @@ inline constexpr FileLimit kConformanceFileLimit{"conformance file", 64ull << 20
 inline constexpr FileLimit kSecretFileLimit{"credential file", 1ull << 20, 0};
 // Traces (CSV, JSONL, plain or gzip): the largest public traces are a few GB uncompressed.
 inline constexpr FileLimit kTraceFileLimit{"trace", 8ull << 30, 32ull << 30};
+// A training job's events log (JSONL, one line per step, phase or checkpoint event).
+inline constexpr FileLimit kEventsFileLimit{"events log", 1ull << 30, 0};
 // A rate-series CSV: a list of points.
 inline constexpr FileLimit kRateSeriesFileLimit{"rate series", 64ull << 20, 256ull << 20};
 

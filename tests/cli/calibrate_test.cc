@@ -2,6 +2,7 @@
 // (examples/elastic/throughput.sh, the aiscale leg: 2 epochs of 6,400 samples, grown 1 -> 2):
 // tests/cli/testdata/calibrate/ holds its events log, its controller config and its decisions
 // as the store's JSON rows, written into a fresh SQLite store here.
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include <cstdio>
@@ -97,6 +98,7 @@ TEST(Calibrate, BadInputIsAClearError) {
     std::string line;
     for (int i = 0; i < 60 && std::getline(in, line); ++i) out << line << "\n";
   }
+  ASSERT_EQ(::mkfifo((dir + "/fifo").c_str(), 0600), 0);  // no writer: open() would block
   const std::string cfg = " --config " + kData + "/aiscale.yaml";
   struct Case {
     std::string name;
@@ -107,13 +109,20 @@ TEST(Calibrate, BadInputIsAClearError) {
   const std::vector<Case> cases = {
       {"no events flag", "calibrate" + cfg, 2, "needs --config and --events"},
       {"events file missing", "calibrate" + cfg + " --events " + dir + "/none.jsonl", 1,
-       "unable to read " + dir + "/none.jsonl"},
+       "unable to read events log " + dir + "/none.jsonl"},
       {"unfinished run", "calibrate" + cfg + " --events " + dir + "/cut.jsonl --store " + store, 1,
        "calibrate needs a run that finished"},
       {"unknown workload",
        "calibrate" + cfg + " --events " + kData + "/events.jsonl --workload nope", 1,
        "no workload 'nope'"},
       {"unknown flag", "calibrate --frobnicate", 2, "unexpected '--frobnicate'"},
+      // Special files are refused before they are opened (issue 11): no hang, no endless read.
+      {"events from /dev/zero", "calibrate" + cfg + " --events /dev/zero", 1,
+       "unable to read events log /dev/zero"},
+      {"events from a directory", "calibrate" + cfg + " --events " + dir, 1,
+       "unable to read events log " + dir},
+      {"events from a FIFO", "calibrate" + cfg + " --events " + dir + "/fifo", 1,
+       "unable to read events log " + dir + "/fifo"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
