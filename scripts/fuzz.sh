@@ -7,23 +7,27 @@
 #
 #   scripts/fuzz.sh --seconds 60                 # every harness, 60 s each
 #   scripts/fuzz.sh --runs 10000000 promql exposition
-#   options: --build-dir DIR (build-fuzz), --jobs N (ninja -j, 2), --no-build
+#   options: --build-dir DIR (build-fuzz), --jobs N (ninja -j, 2), --no-build,
+#            --timeout S (one input running longer is a finding; 10)
 set -euo pipefail
 
 src="$(cd "$(dirname "$0")/.." && pwd)"
 build="$src/build-fuzz"
 limit=(-max_total_time=60)
+wall=()  # with --seconds: a wall-clock bound on the whole fuzzer process
 jobs=2
+timeout=10
 do_build=1
 names=()
 while (($#)); do
   case "$1" in
     --runs) limit=(-runs="$2"); shift 2 ;;
-    --seconds) limit=(-max_total_time="$2"); shift 2 ;;
+    --seconds) limit=(-max_total_time="$2"); wall=(timeout -k 10 $(($2 + 180))); shift 2 ;;
     --build-dir) build="$(realpath -m "$2")"; shift 2 ;;
     --jobs) jobs="$2"; shift 2 ;;
     --no-build) do_build=0; shift ;;
-    -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
+    --timeout) timeout="$2"; shift 2 ;;
+    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
     -*) echo "fuzz.sh: unknown option $1" >&2; exit 2 ;;
     *) names+=("${1%_fuzz}"); shift ;;
   esac
@@ -53,7 +57,9 @@ for n in "${names[@]}"; do
   [[ -d "$src/tests/fuzz/corpus/$n" ]] && seeds=("$src/tests/fuzz/corpus/$n")
   before=$(find "$crashes" -type f | wc -l)
   set +e
-  "$bin" "${limit[@]}" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+  # A fuzzer that stops answering after a finding (seen: an out-of-memory report whose heap
+  # profile ran for minutes under ASan at -O0) is killed; that counts as a finding too.
+  "${wall[@]}" "$bin" "${limit[@]}" -timeout="$timeout" -rss_limit_mb=2048 -print_final_stats=1 \
     -artifact_prefix="$crashes/" "$work" "${seeds[@]}" >"$log" 2>&1
   rc=$?
   set -e
