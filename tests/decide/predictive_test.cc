@@ -2,7 +2,6 @@
 
 #include <gtest/gtest.h>
 
-#include <chrono>
 #include <cmath>
 #include <iostream>
 #include <optional>
@@ -360,7 +359,8 @@ TEST(Predictive, ConfigErrorsNameTheField) {
   }
 }
 
-TEST(Predictive, StateCarriesAcrossInstancesAndMonthIsFast) {
+// (A month of ticks, timed, is bench/predictive_bench.cc.)
+TEST(Predictive, StateCarriesAcrossInstances) {
   // The policy object keeps nothing: a fresh instance per tick over the same PersistentState
   // decides exactly as one long-lived instance.
   Harness a(kBase, Ctx()), b(kBase, Ctx());
@@ -374,17 +374,6 @@ TEST(Predictive, StateCarriesAcrossInstancesAndMonthIsFast) {
     ASSERT_EQ(ra.facts, rb.facts) << t;
   }
   EXPECT_EQ(a.state, b.state);
-
-  // A month of 15 s ticks (172,800 calls) with a weekly season too.
-  Harness m(std::string(kBase) + "long_season: 7d\n", Ctx());
-  const auto start = std::chrono::steady_clock::now();
-  for (double t = 0; t < 30 * kDayS; t += kTick) m.Tick(t, Office(t));
-  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  std::cout << "[measured] a month of ticks: " << s << " s, " << s / (30 * kDayS / kTick) * 1e6
-            << " us per tick (ingest + recommend)\n";
-#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
-  EXPECT_LT(s, 10.0);  // not under sanitizers (scripts/sanitize.sh): they run it 3-10x slower
-#endif
 }
 
 }  // namespace

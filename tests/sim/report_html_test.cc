@@ -80,12 +80,14 @@ json TrainingRun(const std::string& policy, const json& vs_static = nullptr) {
   return r;
 }
 
-json Report(const std::string& scenario, json runs) {
+// The runs as a vector: a braced list of one json given to a json parameter is a copy of that
+// one object with clang and a one-element array with GCC (nlohmann's initializer lists).
+json Report(const std::string& scenario, const std::vector<json>& runs) {
   return {{"scenario", scenario},
           {"file", "x.yaml"},
           {"seed", 1},
           {"duration_limit_s", 3600.0},
-          {"runs", std::move(runs)}};
+          {"runs", json(runs)}};
 }
 
 TEST(ReportHtml, InferencePageDrawsEveryPolicyOnEveryChart) {
@@ -99,7 +101,7 @@ TEST(ReportHtml, InferencePageDrawsEveryPolicyOnEveryChart) {
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
-    json runs = json::array();
+    std::vector<json> runs;
     for (size_t i = 0; i < c.policies.size(); ++i) {
       runs.push_back(InferenceRun(c.policies[i], 1.0 + static_cast<double>(i)));
     }
@@ -260,7 +262,7 @@ TEST(ReportHtml, IsSelfContained) {
       {"inference", Report("inf", {InferenceRun("predictive", 1), InferenceRun("hpa", 2)}), false},
       {"training", Report("train", {TrainingRun("training"), TrainingRun("static")}), false},
       {"mixed", Report("mixed", {InferenceRun("hpa", 1), TrainingRun("static")}), false},
-      {"no runs", Report("empty", json::array()), false},
+      {"no runs", Report("empty", {}), false},
       // Names from the scenario file are text, never markup.
       {"hostile names",
        Report("<script src=\"https://x/y.js\"></script>", {InferenceRun("<img src=http://x>", 1)}),
