@@ -133,7 +133,7 @@ check_yaml() { # NAME WANT... -- (the scenario on stdin)
   expect_error silent "$name (simulate)" "$@" -- simulate "$tmp/y.yaml" --out "$tmp/o-y" --quiet
 }
 check_yaml "duplicate key" "y.yaml:6:3" "duplicate key 'seed' (first at line 5)" < <(sed 's/^  seed: 1$/  seed: 1\n  seed: 2/' "$tmp/good.yaml")
-second_line=$(($(wc -l <"$tmp/good.yaml") + 2))
+second_line=$(($(wc -l <"$tmp/good.yaml") + 1)) # its "---"
 check_yaml "second document" "y.yaml:$second_line:1" "a second YAML document" < <({ cat "$tmp/good.yaml"; printf -- '---\nspec: {}\n'; })
 check_yaml "compare labels share a log" "y.yaml:" "'a_b'" "'a/b'" "decisions-a_b.jsonl" < <(scenario azure_llm "$tmp/good.csv" "  compare: [static, {name: static, label: 'a/b'}, {name: static, label: a_b}]")
 

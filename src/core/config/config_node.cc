@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <vector>
 
 #include <yaml-cpp/depthguard.h>
+#include <yaml-cpp/eventhandler.h>
 
 #include "core/bounded_file.h"
 
@@ -356,6 +358,49 @@ void CheckStructure(const YAML::Node& root, const std::string& file, ConfigError
   }
 }
 
+// The start of each of the first two documents of a YAML stream, from yaml-cpp's event parser.
+// Why not YAML::LoadAll: Debian 12's yaml-cpp 0.7 LoadAll loops forever, allocating, on a stray
+// flow indicator (a file holding only ","): its parser reports an empty document without
+// consuming the token, again and again (fixed upstream in yaml-cpp PR 1319). Here at most two
+// documents are read, and a second one starting where the first did is that stall.
+class DocumentStarts final : public YAML::EventHandler {
+ public:
+  void OnDocumentStart(const YAML::Mark& mark) override { starts.push_back(mark); }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                const std::string&) override {}
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                       YAML::EmitterStyle::value) override {}
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                  YAML::EmitterStyle::value) override {}
+  void OnMapEnd() override {}
+  std::vector<YAML::Mark> starts;
+};
+
+// The one document of text (Null when there is none); a second document or a token yaml-cpp
+// cannot place is an error at its mark. Throws YAML::Exception on a syntax error.
+std::optional<YAML::Node> LoadOneDocument(const std::string& text, const std::string& file,
+                                          ConfigErrors& errors) {
+  std::istringstream in(text);
+  YAML::Parser parser(in);
+  DocumentStarts events;
+  while (events.starts.size() < 2 && parser.HandleNextDocument(events)) {
+  }
+  if (events.starts.size() == 2) {
+    const YAML::Mark& second = events.starts[1];
+    errors.Add(
+        second.pos == events.starts[0].pos
+            ? ErrorAtMark(file, second, "", "YAML syntax: unexpected token here")
+            : ErrorAtMark(file, second, "",
+                          "a second YAML document (after '---'); a file holds one document"));
+    return std::nullopt;
+  }
+  return YAML::Load(text);
+}
+
 }  // namespace
 
 ConfigNode ParseConfig(const std::string& text, const std::string& file, ConfigErrors& errors) {
@@ -364,14 +409,10 @@ ConfigNode ParseConfig(const std::string& text, const std::string& file, ConfigE
     return ConfigNode(YAML::Node(YAML::NodeType::Undefined), "", name, &errors);
   };
   try {
-    // LoadAll, not Load: Load reads the first document and silently ignores the rest.
-    const std::vector<YAML::Node> docs = YAML::LoadAll(text);
-    if (docs.size() > 1) {
-      errors.Add(ErrorAtMark(file, docs[1].Mark(), "",
-                             "a second YAML document (after '---'); a file holds one document"));
-      return undefined();
-    }
-    YAML::Node root = docs.empty() ? YAML::Node() : docs[0];
+    // Not plain Load: it reads the first document and silently ignores the rest.
+    const std::optional<YAML::Node> doc = LoadOneDocument(text, file, errors);
+    if (!doc) return undefined();
+    const YAML::Node& root = *doc;
     if (!root.IsMap()) {
       ConfigError e{file, 1, 1, "", "top level must be a map with apiVersion, kind and spec"};
       errors.Add(e);
