@@ -3,7 +3,7 @@
 #   asan  build-asan/: every library, aiscale and every test executable with AddressSanitizer,
 #         LeakSanitizer and UndefinedBehaviorSanitizer (a UB finding aborts: the test fails);
 #         runs the unit tests, replays every fuzz corpus, and with clang-14 and libFuzzer
-#         installed fuzzes each harness for a bounded time (--fuzz-seconds, default 20 or
+#         installed fuzzes each harness for a bounded time (--fuzz-seconds, default 10 or
 #         $AISCALE_FUZZ_SECONDS; 0: none); with --integration, the integration scripts too
 #         (they run the instrumented aiscale binary).
 #   tsan  build-tsan/: the same with ThreadSanitizer; runs the test executables that hold the
@@ -19,6 +19,7 @@
 #   scripts/sanitize.sh                  # asan (unit tests, corpora, fuzzing) then tsan
 #   scripts/sanitize.sh asan --integration
 #   AISCALE_SANITIZE_CXX=gcc scripts/sanitize.sh asan   # the GCC build (replays, no fuzzing)
+#   AISCALE_ASAN_BUILD_DIR=DIR: another build dir for asan
 #   options: --jobs N (nproc), --no-build, --fuzz-seconds S
 set -euo pipefail
 
@@ -27,7 +28,7 @@ supp="$root/scripts/sanitizers"
 jobs=$(nproc)
 do_build=1
 integration=0
-fuzz_seconds=${AISCALE_FUZZ_SECONDS:-20}
+fuzz_seconds=${AISCALE_FUZZ_SECONDS:-10}
 modes=()
 while (($#)); do
   case "$1" in
@@ -36,7 +37,7 @@ while (($#)); do
     --no-build) do_build=0; shift ;;
     --integration) integration=1; shift ;;
     --fuzz-seconds) fuzz_seconds="$2"; shift 2 ;;
-    -h | --help) sed -n '2,22p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,23p' "$0"; exit 0 ;;
     *) echo "sanitize.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
