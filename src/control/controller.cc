@@ -162,16 +162,23 @@ Decision Controller::Decide(Workload& w) {
 
 void Controller::ReadSignals(Workload& w, TimePoint now, Decision& d) {
   const WorkloadBinding& b = w.binding;
-  std::vector<FetchResult> readings = collector_.Read(w.collect_id, now);
+  const std::vector<Reading> readings = collector_.Read(w.collect_id, now);
+  // Each bound signal's slot in w.signals, resolved on the first read (which adds the
+  // signals, as the first Ingest did) and by index on every later tick.
+  if (w.signal_slots.empty()) {
+    for (const SignalBinding& s : b.signals) w.signal_slots.push_back(w.signals.Slot(s.signal));
+  }
   d.inputs.reserve(b.signals.size());
   for (size_t k = 0; k < b.signals.size() && k < readings.size(); ++k) {
     const SignalBinding& s = b.signals[k];
-    if (readings[k].ok()) {
-      w.signals.Ingest(s.signal, *readings[k], now, b.staleness);
+    const size_t slot = w.signal_slots[k];
+    const FetchResult& r = *readings[k];
+    if (r.ok()) {
+      w.signals.Ingest(slot, *r, now, b.staleness);
     } else {
-      w.signals.MarkFetchFailed(s.signal, readings[k].status().message());
+      w.signals.MarkFetchFailed(slot, r.status().message());
     }
-    const SignalSnapshot& snap = w.signals.Get(s.signal);
+    const SignalSnapshot& snap = w.signals.Get(slot);
     d.inputs.push_back({s.signal, snap.status, snap.mean, snap.sum,
                         static_cast<int>(snap.instances.size()), snap.detail});
   }

@@ -101,6 +101,7 @@ class Controller {
     PersistentState stabilizer_state;
     std::string policy_key, stabilizer_key;  // in the Store, built once
     size_t collect_id = 0;
+    std::vector<size_t> signal_slots;  // binding.signals[k] -> its slot in `signals`
     Workload(WorkloadBinding b) : binding(std::move(b)), signals(binding.history_capacity) {}
   };
   // The tick of one workload, without writing it.
