@@ -1,6 +1,7 @@
 #include "core/decision_codec.h"
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
@@ -234,14 +235,16 @@ class CompactWriter {
   void Close() { out += first_ ? "{}" : "}"; }
 
  private:
-  // How many bytes from s[i] on are printable ASCII other than '"' and '\\'.
+  // Bytes written as they are: printable ASCII (and DEL) other than '"' and '\\'.
+  static constexpr std::array<bool, 256> kPlain = [] {
+    std::array<bool, 256> plain{};
+    for (int c = 0x20; c < 0x80; ++c) plain[static_cast<size_t>(c)] = c != '"' && c != '\\';
+    return plain;
+  }();
+  // How many bytes from s[i] on are plain.
   static size_t PlainRun(std::string_view s, size_t i) {
     size_t j = i;
-    while (j < s.size()) {
-      const auto c = static_cast<unsigned char>(s[j]);
-      if (c < 0x20 || c >= 0x80 || c == '"' || c == '\\') break;
-      ++j;
-    }
+    while (j < s.size() && kPlain[static_cast<unsigned char>(s[j])]) ++j;
     return j - i;
   }
   // Length of the valid UTF-8 sequence at the start of s (which begins with a byte >= 0x80),
