@@ -85,14 +85,20 @@ std::vector<Decision> Controller::Tick() {
   out.reserve(workloads_.size());
   for (auto& w : workloads_) out.push_back(Decide(*w));
   if (store_) {
-    std::vector<StoreWrite> writes;
+    // A workload's write names the same keys and states every tick: built once (the keys are
+    // longer than a short string, so each would be an allocation a tick), only the decision
+    // changes.
+    for (size_t i = batch_.size(); i < workloads_.size(); ++i) {
+      batch_.push_back(WriteOf(*workloads_[i], out[i]));
+    }
     std::vector<Decision*> decisions;
-    writes.reserve(out.size());
+    decisions.reserve(out.size());
     for (size_t i = 0; i < out.size(); ++i) {
-      writes.push_back(WriteOf(*workloads_[i], out[i]));
+      batch_[i].decision = &out[i];
       decisions.push_back(&out[i]);
     }
-    Persist(writes, std::move(decisions));
+    Persist(batch_, std::move(decisions));
+    for (StoreWrite& w : batch_) w.decision = nullptr;  // `out` is the caller's now
   }
   if (options_.board) Publish(out, clock_.Now());
   if (options_.telemetry) {
