@@ -82,10 +82,11 @@ void Collector::RunBatch(const std::shared_ptr<State>& state, Telemetry* telemet
   for (size_t k = 0; k < slots.size(); ++k) {
     Slot& s = state->slots[slots[k]];
     s.in_flight = false;
-    s.last = k < results.size()
-                 ? std::move(results[k])
-                 : FetchResult(Status::Internal("source " + std::string(source->Name()) +
-                                                " answered fewer queries than it was asked"));
+    s.last = std::make_shared<const FetchResult>(
+        k < results.size()
+            ? std::move(results[k])
+            : FetchResult(Status::Internal("source " + std::string(source->Name()) +
+                                           " answered fewer queries than it was asked")));
     if (telemetry && !s.last->ok() && !s.late_counted) {
       telemetry->Add(
           "aiscale_fetch_errors_total",
@@ -111,8 +112,9 @@ TimePoint Collector::NextDue() const {
   return next;
 }
 
-FetchResult Collector::ReadSlot(Slot& s, TimePoint now) const {
-  const std::string what = std::string(s.sig.source->Name()) + " for " + s.sig.signal;
+Reading Collector::ReadSlot(Slot& s, TimePoint now) const {
+  // Messages are built only on the paths that return them: a read is on every tick's path.
+  const auto what = [&s] { return std::string(s.sig.source->Name()) + " for " + s.sig.signal; };
   if (s.in_flight && now - s.started > s.sig.timeout) {
     if (telemetry_ && !s.late_counted) {
       telemetry_->Add("aiscale_fetch_errors_total",
@@ -120,18 +122,20 @@ FetchResult Collector::ReadSlot(Slot& s, TimePoint now) const {
                        {"code", std::string(StatusCodeName(StatusCode::kDeadlineExceeded))}});
     }
     s.late_counted = true;
-    return Status::DeadlineExceeded("fetch from " + what + " still running after " +
-                                    Secs(now - s.started) + " s (deadline " + Secs(s.sig.timeout) +
-                                    " s)");
+    return std::make_shared<const FetchResult>(Status::DeadlineExceeded(
+        "fetch from " + what() + " still running after " + Secs(now - s.started) + " s (deadline " +
+        Secs(s.sig.timeout) + " s)"));
   }
-  if (s.last) return *s.last;
-  return Status::Unavailable("no fetch from " + what + " has completed yet");
+  if (s.last) return s.last;
+  return std::make_shared<const FetchResult>(
+      Status::Unavailable("no fetch from " + what() + " has completed yet"));
 }
 
-std::vector<FetchResult> Collector::Read(size_t id, TimePoint now) const {
+std::vector<Reading> Collector::Read(size_t id, TimePoint now) const {
   std::lock_guard<std::mutex> lock(state_->mu);
-  std::vector<FetchResult> out;
+  std::vector<Reading> out;
   if (id >= state_->by_workload.size()) return out;
+  out.reserve(state_->by_workload[id].size());
   for (size_t i : state_->by_workload[id]) out.push_back(ReadSlot(state_->slots[i], now));
   return out;
 }

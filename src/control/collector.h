@@ -8,7 +8,9 @@
 // data: never a scale-down) while every other source's signals stay fresh. Under the simulator
 // the executor is inline, so a collection is a queue event on the same code path.
 // Thread-safe: RunDue, NextDue and Read may be called from different threads; Add is for set-up,
-// before the first RunDue. Sources must outlive every task started on the executor.
+// before the first RunDue. Sources must outlive every task started on the executor. A fetched
+// result is immutable once stored and shared with every reader (Reading), so a tick reads
+// 10,000 workloads' observations without copying them.
 #pragma once
 
 #include <map>
@@ -31,6 +33,9 @@ struct CollectSignal {
   Duration timeout = Seconds(5);
 };
 
+// One signal's latest result as Read hands it out: shared, never modified after the fetch.
+using Reading = std::shared_ptr<const FetchResult>;
+
 class Collector {
  public:
   // `telemetry` may be null.
@@ -44,8 +49,9 @@ class Collector {
   // registered, or every source busy); the daemon re-checks often enough for a busy source.
   TimePoint NextDue() const;
   // The latest result for each of workload `id`'s signals, in the order given to Add: the
-  // observations of the newest completed fetch, or why there are none.
-  std::vector<FetchResult> Read(size_t id, TimePoint now) const;
+  // observations of the newest completed fetch (shared with the slot, not copied), or why
+  // there are none. Never null.
+  std::vector<Reading> Read(size_t id, TimePoint now) const;
   // Fetches started and not yet finished (for tests and shutdown).
   size_t InFlight() const;
 
@@ -57,7 +63,7 @@ class Collector {
     bool in_flight = false;
     bool late_counted = false;
     TimePoint started{};
-    std::optional<FetchResult> last;
+    Reading last;  // null until a fetch completes
   };
   struct State {
     mutable std::mutex mu;
@@ -68,7 +74,7 @@ class Collector {
   static void RunBatch(const std::shared_ptr<State>& state, Telemetry* telemetry,
                        MetricSource* source, std::vector<size_t> slots,
                        std::vector<MetricQuery> queries, TimePoint now);
-  FetchResult ReadSlot(Slot& s, TimePoint now) const;
+  Reading ReadSlot(Slot& s, TimePoint now) const;
 
   Executor& executor_;
   Telemetry* telemetry_;

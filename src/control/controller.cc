@@ -85,14 +85,20 @@ std::vector<Decision> Controller::Tick() {
   out.reserve(workloads_.size());
   for (auto& w : workloads_) out.push_back(Decide(*w));
   if (store_) {
-    std::vector<StoreWrite> writes;
+    // A workload's write names the same keys and states every tick: built once (the keys are
+    // longer than a short string, so each would be an allocation a tick), only the decision
+    // changes.
+    for (size_t i = batch_.size(); i < workloads_.size(); ++i) {
+      batch_.push_back(WriteOf(*workloads_[i], out[i]));
+    }
     std::vector<Decision*> decisions;
-    writes.reserve(out.size());
+    decisions.reserve(out.size());
     for (size_t i = 0; i < out.size(); ++i) {
-      writes.push_back(WriteOf(*workloads_[i], out[i]));
+      batch_[i].decision = &out[i];
       decisions.push_back(&out[i]);
     }
-    Persist(writes, std::move(decisions));
+    Persist(batch_, std::move(decisions));
+    for (StoreWrite& w : batch_) w.decision = nullptr;  // `out` is the caller's now
   }
   if (options_.board) Publish(out, clock_.Now());
   if (options_.telemetry) {
@@ -162,16 +168,23 @@ Decision Controller::Decide(Workload& w) {
 
 void Controller::ReadSignals(Workload& w, TimePoint now, Decision& d) {
   const WorkloadBinding& b = w.binding;
-  std::vector<FetchResult> readings = collector_.Read(w.collect_id, now);
+  const std::vector<Reading> readings = collector_.Read(w.collect_id, now);
+  // Each bound signal's slot in w.signals, resolved on the first read (which adds the
+  // signals, as the first Ingest did) and by index on every later tick.
+  if (w.signal_slots.empty()) {
+    for (const SignalBinding& s : b.signals) w.signal_slots.push_back(w.signals.Slot(s.signal));
+  }
   d.inputs.reserve(b.signals.size());
   for (size_t k = 0; k < b.signals.size() && k < readings.size(); ++k) {
     const SignalBinding& s = b.signals[k];
-    if (readings[k].ok()) {
-      w.signals.Ingest(s.signal, *readings[k], now, b.staleness);
+    const size_t slot = w.signal_slots[k];
+    const FetchResult& r = *readings[k];
+    if (r.ok()) {
+      w.signals.Ingest(slot, *r, now, b.staleness);
     } else {
-      w.signals.MarkFetchFailed(s.signal, readings[k].status().message());
+      w.signals.MarkFetchFailed(slot, r.status().message());
     }
-    const SignalSnapshot& snap = w.signals.Get(s.signal);
+    const SignalSnapshot& snap = w.signals.Get(slot);
     d.inputs.push_back({s.signal, snap.status, snap.mean, snap.sum,
                         static_cast<int>(snap.instances.size()), snap.detail});
   }

@@ -101,6 +101,7 @@ class Controller {
     PersistentState stabilizer_state;
     std::string policy_key, stabilizer_key;  // in the Store, built once
     size_t collect_id = 0;
+    std::vector<size_t> signal_slots;  // binding.signals[k] -> its slot in `signals`
     Workload(WorkloadBinding b) : binding(std::move(b)), signals(binding.history_capacity) {}
   };
   // The tick of one workload, without writing it.
@@ -121,6 +122,7 @@ class Controller {
   Collector collector_;
   std::vector<std::unique_ptr<Workload>> workloads_;
   std::unordered_set<std::string> keys_;  // of workloads_, so Add is O(1), not O(n)
+  std::vector<StoreWrite> batch_;         // Tick's writes, one per workload, kept across ticks
   std::atomic<bool> may_apply_{true};
   mutable std::mutex reason_mu_;  // guards not_applying_reason_
   std::string not_applying_reason_;

@@ -1,6 +1,7 @@
 #include "core/decision_codec.h"
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
@@ -198,6 +199,13 @@ class CompactWriter {
   void Text(std::string_view s) {
     out += '"';
     for (size_t i = 0; i < s.size();) {
+      // Runs of bytes that need no escaping (nearly all of a reason or a name) go in one append.
+      const size_t plain = PlainRun(s, i);
+      if (plain > 0) {
+        out.append(s.data() + i, plain);
+        i += plain;
+        continue;
+      }
       const auto c = static_cast<unsigned char>(s[i]);
       if (c == '"' || c == '\\') {
         out += '\\';
@@ -227,6 +235,18 @@ class CompactWriter {
   void Close() { out += first_ ? "{}" : "}"; }
 
  private:
+  // Bytes written as they are: printable ASCII (and DEL) other than '"' and '\\'.
+  static constexpr std::array<bool, 256> kPlain = [] {
+    std::array<bool, 256> plain{};
+    for (int c = 0x20; c < 0x80; ++c) plain[static_cast<size_t>(c)] = c != '"' && c != '\\';
+    return plain;
+  }();
+  // How many bytes from s[i] on are plain.
+  static size_t PlainRun(std::string_view s, size_t i) {
+    size_t j = i;
+    while (j < s.size() && kPlain[static_cast<unsigned char>(s[j])]) ++j;
+    return j - i;
+  }
   // Length of the valid UTF-8 sequence at the start of s (which begins with a byte >= 0x80),
   // or 0 when it is not one (overlong, surrogate, past U+10FFFF, truncated).
   static size_t Utf8Length(std::string_view s) {

@@ -1,5 +1,6 @@
 #include "core/workload_signals.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "core/signal.h"
@@ -22,20 +23,31 @@ std::string_view SignalStatusName(SignalStatus s) {
   return "unknown";
 }
 
-WorkloadSignals::Entry& WorkloadSignals::EntryFor(std::string_view signal) {
-  auto it = entries_.find(signal);
-  if (it == entries_.end()) {
-    it = entries_
-             .emplace(std::string(signal),
-                      Entry{{}, TimeSeries(history_capacity_), TimeSeries(history_capacity_)})
-             .first;
+size_t WorkloadSignals::IndexOf(std::string_view signal) const {
+  for (size_t i = 0; i < entries_.size(); ++i) {
+    if (entries_[i].name == signal) return i;
   }
-  return it->second;
+  return kNone;
 }
 
-void WorkloadSignals::Ingest(std::string_view signal, const std::vector<Observation>& obs,
-                             TimePoint now, Duration staleness) {
-  Entry& e = EntryFor(signal);
+const WorkloadSignals::Entry* WorkloadSignals::Find(std::string_view signal) const {
+  const size_t i = IndexOf(signal);
+  return i == kNone ? nullptr : &entries_[i];
+}
+
+size_t WorkloadSignals::Slot(std::string_view signal) {
+  if (const size_t i = IndexOf(signal); i != kNone) return i;
+  entries_.push_back(Entry{std::string(signal),
+                           signals::ValidRange(signal),
+                           {},
+                           TimeSeries(history_capacity_),
+                           TimeSeries(history_capacity_)});
+  return entries_.size() - 1;
+}
+
+void WorkloadSignals::Ingest(size_t slot, const std::vector<Observation>& obs, TimePoint now,
+                             Duration staleness) {
+  Entry& e = entries_[slot];
   // Rebuilt in place, reusing the buffers of the last ingest: with 10,000 workloads a tick,
   // fresh vectors per ingest cost more than the filtering itself.
   SignalSnapshot& snap = e.snap;
@@ -46,8 +58,7 @@ void WorkloadSignals::Ingest(std::string_view signal, const std::vector<Observat
   snap.sum = 0;
   snap.mean = 0;
   snap.at = TimePoint{};
-  // The range is looked up once per ingest, not per value.
-  const signals::Range range = signals::ValidRange(signal);
+  const signals::Range range = e.range;
   int stale = 0, invalid = 0;
   for (const Observation& o : obs) {
     if (!range.Contains(o.value)) {
@@ -88,8 +99,8 @@ void WorkloadSignals::Ingest(std::string_view signal, const std::vector<Observat
   }
 }
 
-void WorkloadSignals::MarkFetchFailed(std::string_view signal, std::string detail) {
-  Entry& e = EntryFor(signal);
+void WorkloadSignals::MarkFetchFailed(size_t slot, std::string detail) {
+  Entry& e = entries_[slot];
   e.snap = SignalSnapshot{};
   e.snap.status = SignalStatus::kFetchFailed;
   e.snap.detail = std::move(detail);
@@ -97,25 +108,26 @@ void WorkloadSignals::MarkFetchFailed(std::string_view signal, std::string detai
 
 const SignalSnapshot& WorkloadSignals::Get(std::string_view signal) const {
   static const SignalSnapshot kNever{SignalStatus::kMissing, "never observed", {}, 0, 0, {}, 0};
-  auto it = entries_.find(signal);
-  return it == entries_.end() ? kNever : it->second.snap;
+  const Entry* e = Find(signal);
+  return e ? e->snap : kNever;
 }
 
 const TimeSeries& WorkloadSignals::SumHistory(std::string_view signal) const {
   static const TimeSeries kEmpty(1);
-  auto it = entries_.find(signal);
-  return it == entries_.end() ? kEmpty : it->second.sums;
+  const Entry* e = Find(signal);
+  return e ? e->sums : kEmpty;
 }
 
 const TimeSeries& WorkloadSignals::MeanHistory(std::string_view signal) const {
   static const TimeSeries kEmpty(1);
-  auto it = entries_.find(signal);
-  return it == entries_.end() ? kEmpty : it->second.means;
+  const Entry* e = Find(signal);
+  return e ? e->means : kEmpty;
 }
 
 std::vector<std::string> WorkloadSignals::Names() const {
   std::vector<std::string> out;
-  for (const auto& [k, v] : entries_) out.push_back(k);
+  for (const Entry& e : entries_) out.push_back(e.name);
+  std::sort(out.begin(), out.end());
   return out;
 }
 

@@ -46,6 +46,24 @@ const std::vector<Migration>& Migrations() {
       {3,
        "ALTER TABLE state ADD COLUMN seq INTEGER NOT NULL DEFAULT 0;"
        "CREATE TABLE state_log (seq INTEGER PRIMARY KEY, body BLOB NOT NULL);"},
+      // decisions without AUTOINCREMENT (issue 11 §4): its sqlite_sequence row was read and
+      // rewritten by every insert. A new row's id is still larger than every id in the table
+      // (SQLite's rowid choice), which is all Recent and the trims rely on; ids of deleted rows
+      // may come back, and nothing outside the table refers to one. Older files are copied
+      // over once, rows, ids and indexes as they were.
+      {4,
+       "CREATE TABLE decisions_v4 ("
+       "  id INTEGER PRIMARY KEY,"
+       "  workload TEXT NOT NULL,"
+       "  t INTEGER NOT NULL,"
+       "  json TEXT NOT NULL,"
+       "  fmt INTEGER NOT NULL DEFAULT 0);"
+       "INSERT INTO decisions_v4 (id, workload, t, json, fmt)"
+       "  SELECT id, workload, t, json, fmt FROM decisions;"
+       "DROP TABLE decisions;"
+       "ALTER TABLE decisions_v4 RENAME TO decisions;"
+       "CREATE INDEX decisions_by_workload ON decisions (workload, id);"
+       "CREATE INDEX decisions_by_time ON decisions (t);"},
   };
   return kMigrations;
 }

@@ -3,20 +3,20 @@
 // Why WAL: the API server reads decisions while the controller writes them, and WAL lets
 // readers run beside one writer. The schema lives in migrations.cc and is brought up to date
 // on Open. A decision is stored when it changed, plus heartbeats (StoreOptions::heartbeat,
-// change_filter.h), in decision_codec.h's compact JSON. State (schema 3) is a full snapshot per
-// key in its binary form plus a log with one row per WriteBatch holding the deltas
-// (state_delta.h) of every state that changed in it: a key is snapshotted again when the deltas
-// logged since its snapshot would outgrow it (and a 4 KiB page), or after
+// change_filter.h), in decision_codec.h's compact JSON, in a table whose ids are plain rowids
+// (schema 4: no AUTOINCREMENT, so no sqlite_sequence write per row). State (schema 3) is a
+// full snapshot per key in its binary form plus a log with one row per WriteBatch holding the
+// deltas (state_delta.h) of every state that changed in it: a key is snapshotted again when
+// the deltas logged since its snapshot would outgrow it (and a 4 KiB page), or after
 // StoreOptions::state_snapshot_ticks batches (staggered per key, at most twice that), and log
-// rows no key needs are deleted every 16th batch. A
-// restore is exact: the first LoadState folds the log into the snapshots (a reader that never
-// calls LoadState, such as `aiscale explain`, writes nothing). Rows of the older JSON format
-// are read as before (the `fmt` column). Decisions past StoreOptions::retention are deleted a
-// bounded batch per write. Append (with its trims) and SaveState are each one transaction, and
-// WriteBatch is one for a whole tick, durable when they return ok (see
-// StoreOptions::sync_every_commit); after a failed one, the next write stores every decision
-// and state again. Errors
-// read "unable to open sqlite db at PATH: cause". Thread-safe: one mutex around the connection.
+// rows no key needs are deleted every 16th batch. A restore is exact: the first LoadState
+// folds the log into the snapshots (a reader that never calls LoadState, such as `aiscale
+// explain`, writes nothing). Rows of the older JSON format are read as before (the `fmt`
+// column). Decisions past StoreOptions::retention are deleted a bounded batch per write.
+// Append (with its trims) and SaveState are each one transaction, and WriteBatch is one for a
+// whole tick, durable when they return ok (see StoreOptions::sync_every_commit); after a failed
+// one, the next write stores every decision and state again. Errors read "unable to open
+// sqlite db at PATH: cause". Thread-safe: one mutex around the connection.
 //
 //   auto store = SqliteStore::Open("/var/lib/aiscale/store.db", {});
 //   if (!store.ok()) return store.status();

@@ -57,6 +57,16 @@ Edit BestEdit(const std::vector<double>& a, const std::vector<double>& b) {
   return best;
 }
 
+// Makes a equal to b by the edit that describes b (the values outside [first, last) already
+// match once `drop` values are gone), so only the changed range is copied.
+void ApplyEdit(const Edit& e, const std::vector<double>& b, std::vector<double>& a) {
+  a.erase(a.begin(), a.begin() + static_cast<std::ptrdiff_t>(e.drop));
+  a.resize(b.size());
+  std::copy(b.begin() + static_cast<std::ptrdiff_t>(e.first),
+            b.begin() + static_cast<std::ptrdiff_t>(e.last),
+            a.begin() + static_cast<std::ptrdiff_t>(e.first));
+}
+
 void PutName(std::string& out, const std::string& name) {
   PutVarint(out, name.size());
   out += name;
@@ -94,8 +104,9 @@ bool TakeStateDelta(PersistentState& last, const PersistentState& next, std::str
     // The key sets are nearly always the same: one equality test, then the order.
     if (a != last.values.end() && b != next.values.end() && a->first == b->first) {
       if (!SameVector(a->second, b->second)) {
-        PutSet(out, b->first, b->second, BestEdit(a->second, b->second));
-        a->second = b->second;
+        const Edit e = BestEdit(a->second, b->second);
+        PutSet(out, b->first, b->second, e);
+        ApplyEdit(e, b->second, a->second);
       }
       ++a;
       ++b;

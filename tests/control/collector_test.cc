@@ -58,6 +58,13 @@ CollectSignal Sig(const std::string& name, MetricSource* src, double interval_s 
 
 WorkloadRef Ref(const std::string& name) { return {"Deployment", "ns", name}; }
 
+// What Read hands out, as values: the assertions below are about contents, not sharing.
+std::vector<FetchResult> ReadValues(const Collector& c, size_t id, TimePoint now) {
+  std::vector<FetchResult> out;
+  for (const Reading& r : c.Read(id, now)) out.push_back(*r);
+  return out;
+}
+
 std::string Join(const std::vector<std::string>& v) {
   std::string out;
   for (const auto& s : v) out += (out.empty() ? "" : ",") + s;
@@ -99,8 +106,37 @@ TEST(Collector, EachSignalIsFetchedOnItsOwnInterval) {
         batches = got.size();
       }
       EXPECT_EQ(c.NextDue(), kT0 + Seconds(r.next_due_s));
-      for (const FetchResult& f : c.Read(id, clock.Now())) EXPECT_TRUE(f.ok());
+      for (const FetchResult& f : ReadValues(c, id, clock.Now())) EXPECT_TRUE(f.ok());
     }
+  }
+}
+
+// A read shares the stored result instead of copying it; a later fetch replaces the slot's
+// result without touching what an earlier reader holds.
+TEST(Collector, ReadsShareTheFetchedResultAndANewFetchLeavesOldReadingsAlone) {
+  for (const auto& ex : Executors()) {
+    SCOPED_TRACE(ex.name);
+    CountingSource src("p", 1);
+    auto executor = ex.make();
+    Collector c(*executor, nullptr);
+    const size_t id = c.Add(Ref("w"), {Sig("s", &src, 15)});
+    c.RunDue(kT0);
+    ASSERT_TRUE(WaitFor([&] { return c.InFlight() == 0; }));
+    const std::vector<Reading> first = c.Read(id, kT0);
+    const std::vector<Reading> again = c.Read(id, kT0 + Seconds(1));
+    ASSERT_EQ(first.size(), 1u);
+    ASSERT_EQ(again.size(), 1u);
+    EXPECT_EQ(first[0].get(), again[0].get());
+    src.set_value(7);
+    c.RunDue(kT0 + Seconds(15));
+    ASSERT_TRUE(WaitFor([&] { return c.InFlight() == 0; }));
+    const std::vector<Reading> next = c.Read(id, kT0 + Seconds(15));
+    ASSERT_TRUE(next.at(0)->ok());
+    ASSERT_TRUE(first[0]->ok());
+    EXPECT_NE(next[0].get(), first[0].get());
+    EXPECT_EQ((*next[0])->at(0).value, 7);
+    EXPECT_EQ((*first[0])->at(0).value, 1);
+    EXPECT_EQ((*first[0])->at(0).at, kT0);
   }
 }
 
@@ -120,7 +156,7 @@ TEST(Collector, OneBatchPerSourcePerRound) {
     ASSERT_EQ(b.batches().size(), 1u);
     EXPECT_EQ(Join(a.batches()[0].asked), "w1/x,w1/y,w2/x");
     EXPECT_EQ(Join(b.batches()[0].asked), "w2/z,w3/z");
-    const auto r = c.Read(w2, kT0);
+    const auto r = ReadValues(c, w2, kT0);
     ASSERT_EQ(r.size(), 2u);
     for (const FetchResult& f : r) {
       ASSERT_TRUE(f.ok());
@@ -147,7 +183,7 @@ TEST(Collector, ABusySourceIsNotAskedAgainAndItsLateSignalsReadDeadlineExceeded)
   ASSERT_TRUE(hung.AwaitBlocked());
   ASSERT_TRUE(WaitFor([&] { return c.InFlight() == 1; }));  // only the hung one is left
   // Within its deadline a running fetch is "not yet": no data, and not counted as an error.
-  auto early = c.Read(h, kT0 + Seconds(3));
+  auto early = ReadValues(c, h, kT0 + Seconds(3));
   ASSERT_FALSE(early.at(0).ok());
   EXPECT_EQ(early[0].status().code(), StatusCode::kUnavailable);
   EXPECT_NE(early[0].status().message().find("no fetch from hung for s has completed yet"),
@@ -163,14 +199,14 @@ TEST(Collector, ABusySourceIsNotAskedAgainAndItsLateSignalsReadDeadlineExceeded)
     ASSERT_TRUE(WaitFor([&] { return c.InFlight() == 1; }));
     EXPECT_EQ(hung.calls(), 1);  // still busy: never asked again
     EXPECT_EQ(ok.batches().size(), static_cast<size_t>(at_s / 5) + 1);
-    const auto late = c.Read(h, now + Seconds(1));
+    const auto late = ReadValues(c, h, now + Seconds(1));
     ASSERT_FALSE(late.at(0).ok());
     EXPECT_EQ(late[0].status().code(), StatusCode::kDeadlineExceeded);
     const std::string want =
         "still running after " + std::to_string(static_cast<int>(at_s) + 1) + " s (deadline 5 s)";
     EXPECT_NE(late[0].status().message().find(want), std::string::npos)
         << late[0].status().message();
-    const auto fresh = c.Read(o, now + Seconds(1));
+    const auto fresh = ReadValues(c, o, now + Seconds(1));
     ASSERT_TRUE(fresh.at(0).ok()) << fresh[0].status().message();
     EXPECT_EQ(fresh[0]->at(0).at, now);  // this round's values
   }
@@ -286,7 +322,7 @@ TEST(Collector, ASourceThatAnswersFewerQueriesLeavesTheRestInternal) {
     const size_t id = c.Add(Ref("w"), {Sig("a", &src), Sig("b", &src), Sig("c", &src)});
     c.RunDue(kT0);
     ASSERT_TRUE(WaitFor([&] { return c.InFlight() == 0; }));
-    const auto r = c.Read(id, kT0);
+    const auto r = ReadValues(c, id, kT0);
     ASSERT_EQ(r.size(), 3u);
     EXPECT_TRUE(r[0].ok());
     EXPECT_TRUE(r[1].ok());
@@ -332,7 +368,7 @@ TEST(Collector, TelemetryCountsFetchesAndErrorsByKind) {
                   k.code == code ? 4 : 0)
             << code;
       }
-      const auto r = c.Read(w1, kT0 + Seconds(15));
+      const auto r = ReadValues(c, w1, kT0 + Seconds(15));
       EXPECT_EQ(r.at(0).ok(), k.code.empty());
       if (!k.code.empty()) {
         EXPECT_EQ(r[0].status().code(), k.error.code());

@@ -1,7 +1,9 @@
 #include "core/workload_signals.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
+#include <string>
 
 #include <gtest/gtest.h>
 
@@ -63,6 +65,32 @@ TEST(WorkloadSignals, HistoryKeepsOnlyValidTicks) {
   EXPECT_EQ(ws.Get("never").status, SignalStatus::kMissing);
   ws.MarkFetchFailed("queue_len", "timeout");
   EXPECT_EQ(ws.Get("queue_len").status, SignalStatus::kFetchFailed);
+}
+
+// A slot names one signal for good: ingesting by slot is ingesting by name, each signal keeps
+// its own range, and a snapshot reference survives signals added after it.
+TEST(WorkloadSignals, SlotsAreStableAndMatchLookupsByName) {
+  WorkloadSignals ws;
+  const size_t util = ws.Slot("gpu_util");
+  const size_t mine = ws.Slot("my_signal");
+  EXPECT_NE(util, mine);
+  EXPECT_EQ(ws.Slot("gpu_util"), util);
+  ws.Ingest(util, {Obs("gpu_util", 150, 10), Obs("gpu_util", 40, 10)}, AtSeconds(10), Seconds(45));
+  ws.Ingest(mine, {Obs("my_signal", 150, 10)}, AtSeconds(10), Seconds(45));
+  const SignalSnapshot& held = ws.Get("gpu_util");
+  EXPECT_EQ(&held, &ws.Get(util));
+  EXPECT_EQ(held.rejected, 1);  // gpu_util's 0-100 range, not my_signal's
+  EXPECT_DOUBLE_EQ(held.sum, 40);
+  EXPECT_DOUBLE_EQ(ws.Get(mine).sum, 150);
+  for (int i = 0; i < 100; ++i) ws.Slot("extra_" + std::to_string(i));
+  EXPECT_EQ(&held, &ws.Get("gpu_util"));
+  EXPECT_DOUBLE_EQ(held.sum, 40);
+  ws.MarkFetchFailed(mine, "refused");
+  EXPECT_EQ(ws.Get("my_signal").status, SignalStatus::kFetchFailed);
+  EXPECT_EQ(ws.Get("my_signal").detail, "refused");
+  const std::vector<std::string> names = ws.Names();
+  ASSERT_EQ(names.size(), 102u);
+  EXPECT_TRUE(std::is_sorted(names.begin(), names.end()));
 }
 
 }  // namespace

@@ -77,6 +77,34 @@ TEST(CompactDecision, InvalidUtf8IsReplacedNotFatal) {
             "bad \xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD end \xEF\xBF\xBD\xEF\xBF\xBD");
 }
 
+// The stored text itself, byte for byte: rows written before any change to the writer must
+// keep reading the same, and the writer must keep writing them the same.
+TEST(CompactDecision, EscapesAreWrittenExactly) {
+  struct Case {
+    const char* name;
+    std::string reason;
+    std::string want;  // what follows "re": in the row
+  };
+  const std::vector<Case> cases = {
+      {"plain", "desired 4 (3.2 / 0.8)", "\"desired 4 (3.2 / 0.8)\""},
+      {"empty run between escapes", "\"\"", R"("\"\"")"},
+      {"quote and backslash", "a\"b\\c", R"("a\"b\\c")"},
+      {"controls and DEL", std::string("t\tn\n\x01\x7f", 6), "\"t\\u0009n\\u000a\\u0001\x7f\""},
+      {"UTF-8 kept, invalid replaced", "caf\xC3\xA9\xFFz", "\"caf\xC3\xA9\xEF\xBF\xBDz\""},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    Decision d;
+    d.workload = "ns/w";
+    d.recommendation.reason = c.reason;
+    const std::string s = DecisionToCompact(d);
+    const size_t at = s.find("\"re\":");
+    ASSERT_NE(at, std::string::npos) << s;
+    EXPECT_EQ(s.substr(at + 5, c.want.size()), c.want) << s;
+    EXPECT_EQ(s[at + 5 + c.want.size()], ',') << s;
+  }
+}
+
 TEST(CompactDecision, BadTextIsAnError) {
   for (const char* bad : {"", "{", "[]", "{\"p\":1}", "{\"p\":\"x\",\"c\":1}",
                           "{\"p\":\"x\",\"c\":1,\"r\":1,\"i\":[[\"s\",\"weird\"]],\"d\":1,"

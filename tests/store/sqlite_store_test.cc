@@ -464,12 +464,95 @@ TEST(SqliteStateLog, ASchema2FileIsMigratedAndItsStateContinues) {
   auto v = SchemaVersion(db);
   sqlite3_close(db);
   ASSERT_TRUE(v.ok());
-  EXPECT_EQ(*v, 3);
+  EXPECT_EQ(*v, LatestSchemaVersion());
   auto s = SqliteStore::Open(path);
   ASSERT_TRUE(s.ok());
   auto loaded = (*s)->LoadState("k");
   ASSERT_TRUE(loaded.ok());
   EXPECT_EQ(*loaded, now);
+}
+
+// A file of schema 3 (decisions with AUTOINCREMENT) is migrated on open: every row keeps its
+// id, text and time, Recent reads them as before, new rows come after them, and the table no
+// longer has a sqlite_sequence row to rewrite on each insert.
+TEST(SqliteStore, ASchema3FileIsMigratedWithItsDecisionsAsTheyWere) {
+  const std::string path = FreshTempDir("sqlite") + "/store.db";
+  std::vector<Decision> old;
+  for (int i = 0; i < 5; ++i) old.push_back(FullDecision(i % 2 ? "ns/a" : "ns/b", 10 * i, i));
+  {
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+    std::string sql =
+        "CREATE TABLE schema_version (version INTEGER NOT NULL);"
+        "INSERT INTO schema_version (version) VALUES (1), (2), (3);";
+    for (int m = 0; m < 3; ++m) sql += Migrations().at(static_cast<size_t>(m)).sql;
+    ASSERT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK)
+        << sqlite3_errmsg(db);
+    sqlite3_stmt* st = nullptr;
+    ASSERT_EQ(sqlite3_prepare_v2(db,
+                                 "INSERT INTO decisions (id, workload, t, json, fmt) "
+                                 "VALUES (?1, ?2, ?3, ?4, 1)",
+                                 -1, &st, nullptr),
+              SQLITE_OK);
+    for (size_t i = 0; i < old.size(); ++i) {
+      const std::string text = DecisionToCompact(old[i]);
+      sqlite3_bind_int64(st, 1, static_cast<int64_t>(100 + 7 * i));  // gaps, as after trims
+      sqlite3_bind_text(st, 2, old[i].workload.c_str(), -1, SQLITE_TRANSIENT);
+      sqlite3_bind_int64(st, 3, old[i].at.time_since_epoch().count());
+      sqlite3_bind_text(st, 4, text.c_str(), -1, SQLITE_TRANSIENT);
+      ASSERT_EQ(sqlite3_step(st), SQLITE_DONE) << sqlite3_errmsg(db);
+      sqlite3_reset(st);
+    }
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+  }
+  auto s = SqliteStore::Open(path);
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  const Decision fresh = FullDecision("ns/a", 100, 9);
+  ASSERT_TRUE((*s)->Append(fresh).ok());
+  for (const char* w : {"ns/a", "ns/b"}) {
+    SCOPED_TRACE(w);
+    auto got = (*s)->Recent(w, 10);
+    ASSERT_TRUE(got.ok()) << got.status().message();
+    std::vector<Decision> want;
+    for (const Decision& d : old) {
+      if (d.workload == w) want.push_back(d);
+    }
+    if (fresh.workload == w) want.push_back(fresh);
+    ASSERT_EQ(got->size(), want.size());
+    for (size_t i = 0; i < want.size(); ++i) {
+      EXPECT_EQ(ToJson((*got)[i]), ToJson(want[i]));
+      EXPECT_EQ((*got)[i].at, want[i].at);
+    }
+  }
+  s->reset();
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  auto v = SchemaVersion(db);
+  ASSERT_TRUE(v.ok());
+  EXPECT_EQ(*v, LatestSchemaVersion());
+  struct Query {
+    const char* sql;
+    std::string want;
+  };
+  const std::vector<Query> queries = {
+      {"SELECT group_concat(id) FROM (SELECT id FROM decisions ORDER BY id)",
+       "100,107,114,121,128,129"},
+      {"SELECT instr(sql, 'AUTOINCREMENT') FROM sqlite_master WHERE name = 'decisions'", "0"},
+      {"SELECT count(*) FROM sqlite_master WHERE name IN ('decisions_by_workload', "
+       "'decisions_by_time', 'decisions_v4')",
+       "2"},
+  };
+  for (const Query& q : queries) {
+    SCOPED_TRACE(q.sql);
+    sqlite3_stmt* st = nullptr;
+    ASSERT_EQ(sqlite3_prepare_v2(db, q.sql, -1, &st, nullptr), SQLITE_OK) << sqlite3_errmsg(db);
+    ASSERT_EQ(sqlite3_step(st), SQLITE_ROW);
+    const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(st, 0));
+    EXPECT_EQ(std::string(text ? text : ""), q.want);
+    sqlite3_finalize(st);
+  }
+  sqlite3_close(db);
 }
 
 TEST(SqliteStateLog, EdgeCasesOfTheLogRestoreTheLastCommittedState) {
