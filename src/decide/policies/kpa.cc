@@ -1,12 +1,11 @@
 #include "decide/policies/kpa.h"
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
-#include <cstdio>
 #include <optional>
 
 #include "core/numeric.h"
+#include "decide/text.h"
 
 namespace aiscale::decide {
 namespace {
@@ -41,13 +40,8 @@ std::optional<TimePoint> GetTime(const PersistentState& s, const char* key) {
                                           SaturatingToInt64((*v)[1]))));
 }
 
-// "%.6g" as printf writes it: std::to_chars is specified to produce printf's output for a
-// precision, at a fraction of the cost (formatting was a sixth of a tick: bench/controller_bench).
-std::string Num(double v) {
-  char buf[32];
-  const auto r = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::general, 6);
-  return std::string(buf, r.ptr);
-}
+// "%.6g" as printf writes it (decide/text.h).
+GNum Num(double v) { return {v, 6}; }
 
 Recommendation Hold(std::string rule, std::string reason) {
   Recommendation r;
@@ -69,9 +63,8 @@ KpaConfig KpaConfig::Parse(const config::ConfigNode& node) {
       node.DurationSeconds("stable_window", c.stable_window_s, config::Between(6, 3600));
   if (c.stable_window_s != std::floor(c.stable_window_s)) {
     node.ErrorAt("stable_window",
-                 "must be a whole number of seconds (the KPA averages 1 s "
-                 "buckets), got " +
-                     Num(c.stable_window_s));
+                 StrCat("must be a whole number of seconds (the KPA averages 1 s buckets), got ",
+                        Num(c.stable_window_s)));
   }
   c.panic_window_percentage =
       node.Number("panic_window_percentage", c.panic_window_percentage, config::Between(1, 100));
@@ -165,10 +158,9 @@ Recommendation KpaPolicy::Activate(const PolicyInput& in, PersistentState& state
   r.desired = std::max({in.current, c_.activation_scale, ClampToInt(capped, 0, kMaxReplicaCount)});
   r.valid = true;
   r.rule = "activate";
-  r.reason = c_.activation_signal + " = " + Num(act.sum) + " with no ready replicas: ceil(" +
-             Num(act.sum) + " / " + Num(params_.target) + ") = " + Num(need) +
-             ", at least activation_scale " + std::to_string(c_.activation_scale) + " -> " +
-             std::to_string(r.desired);
+  r.reason = StrCat(c_.activation_signal, " = ", Num(act.sum), " with no ready replicas: ceil(",
+                    Num(act.sum), " / ", Num(params_.target), ") = ", Num(need),
+                    ", at least activation_scale ", c_.activation_scale, " -> ", r.desired);
   std::optional<TimePoint> last = in.now;
   SetTime(state, kLastNonZero, last);
   return r;
@@ -189,8 +181,8 @@ Recommendation KpaPolicy::Recommend(const PolicyInput& in, PersistentState& stat
   const SignalSnapshot& snap = in.signals.Get(c_.signal);
   if (!snap.ok()) {
     if (in.ready == 0 && !c_.activation_signal.empty()) return Activate(in, state);
-    return Hold("no_data", c_.signal + " is " + std::string(SignalStatusName(snap.status)) + " (" +
-                               snap.detail + "); holding at " + std::to_string(in.current));
+    return Hold("no_data", StrCat(c_.signal, " is ", SignalStatusName(snap.status), " (",
+                                  snap.detail, "); holding at ", in.current));
   }
 
   const int stable_buckets = static_cast<int>(c_.stable_window_s);
@@ -202,8 +194,8 @@ Recommendation KpaPolicy::Recommend(const PolicyInput& in, PersistentState& stat
   const KpaWindow stable = KpaWindowAverage(buckets, now_s, stable_buckets);
   const KpaWindow panic = KpaWindowAverage(buckets, now_s, panic_buckets);
   if (stable.empty) {
-    return Hold("no_data", "no " + c_.signal + " samples in the last " + Num(c_.stable_window_s) +
-                               " s; holding");
+    return Hold("no_data", StrCat("no ", c_.signal, " samples in the last ",
+                                  Num(c_.stable_window_s), " s; holding"));
   }
 
   KpaPanicState ps;
@@ -221,31 +213,32 @@ Recommendation KpaPolicy::Recommend(const PolicyInput& in, PersistentState& stat
   Recommendation r;
   r.valid = true;
   r.desired = gate.desired;
-  const std::string avgs = "total " + c_.signal + " stable avg " + Num(stable.value) + " over " +
-                           std::to_string(stable_buckets) + " s, panic avg " + Num(panic.value) +
-                           " over " + std::to_string(panic_buckets) + " s, target " +
-                           Num(params_.target) + " per replica, ready " + std::to_string(in.ready);
   if (d.in_panic) {
     r.rule = "panic";
-    r.reason = "panic (" + std::string(KpaPanicEventName(d.event)) + "): " + avgs +
-               "; desired stable " + std::to_string(d.desired_stable) + ", panic " +
-               std::to_string(d.desired_panic) + ", holding max " +
-               std::to_string(ps.max_panic_pods) + " -> " + std::to_string(d.desired);
+    StrAppend(r.reason, "panic (", KpaPanicEventName(d.event), "): ");
   } else {
     r.rule = "stable";
-    r.reason = std::string(d.event == KpaPanicEvent::kLeft ? "left panic; " : "") + avgs +
-               ": ceil(" + Num(stable.value) + " / " + Num(params_.target) +
-               ") = " + Num(d.desired_stable_raw) + ", limited to [" + Num(d.max_scale_down) +
-               ", " + Num(d.max_scale_up) + "] -> " + std::to_string(d.desired);
+    if (d.event == KpaPanicEvent::kLeft) r.reason = "left panic; ";
+  }
+  StrAppend(r.reason, "total ", c_.signal, " stable avg ", Num(stable.value), " over ",
+            stable_buckets, " s, panic avg ", Num(panic.value), " over ", panic_buckets,
+            " s, target ", Num(params_.target), " per replica, ready ", in.ready);
+  if (d.in_panic) {
+    StrAppend(r.reason, "; desired stable ", d.desired_stable, ", panic ", d.desired_panic,
+              ", holding max ", ps.max_panic_pods, " -> ", d.desired);
+  } else {
+    StrAppend(r.reason, ": ceil(", Num(stable.value), " / ", Num(params_.target),
+              ") = ", Num(d.desired_stable_raw), ", limited to [", Num(d.max_scale_down), ", ",
+              Num(d.max_scale_up), "] -> ", d.desired);
   }
   if (gate.waiting) {
     r.rule = "scale_to_zero_grace";
-    r.reason += "; no demand for " + Num(gate.idle_s) + " s of the " +
-                Num(c_.scale_to_zero_grace_period_s) + " s grace period: holding at 1";
+    StrAppend(r.reason, "; no demand for ", Num(gate.idle_s), " s of the ",
+              Num(c_.scale_to_zero_grace_period_s), " s grace period: holding at 1");
   } else if (d.desired == 0 && gate.desired == 0) {
     r.rule = "scale_to_zero";
-    r.reason += "; no demand for " + Num(gate.idle_s) + " s (grace " +
-                Num(c_.scale_to_zero_grace_period_s) + " s): scale to zero";
+    StrAppend(r.reason, "; no demand for ", Num(gate.idle_s), " s (grace ",
+              Num(c_.scale_to_zero_grace_period_s), " s): scale to zero");
   }
   r.facts = {{"stable_avg", stable.value},         {"panic_avg", panic.value},
              {"desired_stable", d.desired_stable}, {"desired_panic", d.desired_panic},
