@@ -103,29 +103,28 @@ std::vector<std::string> KpaPolicy::OptionalSignals() const {
 
 std::vector<KpaBucket> KpaBucketsFromSamples(const std::vector<Sample>& samples, TimePoint now,
                                              int window_buckets) {
-  // Average the samples of each second first: each one is already a total over replicas.
-  std::vector<KpaBucket> per_second;
-  std::vector<int> counts;
-  for (const Sample& s : samples) {
-    const int64_t sec = FloorSecond(s.at);
-    if (!per_second.empty() && per_second.back().second == sec) {
-      per_second.back().value += s.value;
-      ++counts.back();
-    } else {
-      per_second.push_back({sec, s.value});
-      counts.push_back(1);
-    }
-  }
-  for (size_t i = 0; i < per_second.size(); ++i) per_second[i].value /= counts[i];
-
   const int64_t now_s = FloorSecond(now);
   std::vector<KpaBucket> out;
-  for (size_t i = 0; i < per_second.size(); ++i) {
-    const int64_t from = per_second[i].second;
-    const int64_t next = i + 1 < per_second.size() ? per_second[i + 1].second : now_s + 1;
+  if (samples.empty()) return out;
+  // One bucket per second from the first sample to now at most; the policy's history spans
+  // two windows, so this reserves once for it.
+  const int64_t span = now_s - FloorSecond(samples.front().at) + 1;
+  out.reserve(static_cast<size_t>(std::clamp<int64_t>(span, 0, 2 * int64_t{window_buckets} + 2)));
+  size_t i = 0;
+  while (i < samples.size()) {
+    // Average the samples of each second first: each one is already a total over replicas.
+    const int64_t from = FloorSecond(samples[i].at);
+    double sum = samples[i].value;
+    int count = 1;
+    for (++i; i < samples.size() && FloorSecond(samples[i].at) == from; ++i) {
+      sum += samples[i].value;
+      ++count;
+    }
+    const double value = sum / count;
+    const int64_t next = i < samples.size() ? FloorSecond(samples[i].at) : now_s + 1;
     // A whole window without samples is a real gap (Knative resets there), not a long tick.
     const int64_t to = next - from >= window_buckets ? from : next - 1;
-    for (int64_t s = from; s <= to && s <= now_s; ++s) out.push_back({s, per_second[i].value});
+    for (int64_t s = from; s <= to && s <= now_s; ++s) out.push_back({s, value});
   }
   return out;
 }

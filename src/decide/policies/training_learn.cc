@@ -259,6 +259,8 @@ void ObserveTick(TrainingTick& k) {
   TrackPhase(k, dt);
   Learn(k, dt);
   Recommendation& rec = k.rec;
+  // The 8 below and a rule's: RuleRescale, the longest, adds about 30.
+  rec.facts.reserve(40);
   rec.desired = k.in.current;
   rec.valid = true;
   k.Fact("current", k.in.current);

@@ -9,6 +9,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "core/policy.h"
 #include "decide/policies/training.h"
@@ -62,7 +63,7 @@ struct TrainingTick {
 
   TrainingTick(const TrainingConfig& cfg, const WorkloadContext& wctx, const PolicyInput& pin,
                PersistentState& st);
-  void Fact(const std::string& k, double v) { rec.facts.emplace_back(k, v); }
+  void Fact(std::string_view k, double v) { rec.facts.emplace_back(std::string(k), v); }
   // Relative duration of a sample-less phase at n nodes (any scale, consistent across n).
   double PhaseTime(signals::Phase p, int n, bool current_phase) const;
   // Seconds per sample of model m at n; huge without data.
