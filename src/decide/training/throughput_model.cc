@@ -178,10 +178,10 @@ void ThroughputModel::Refit() const {
   double best_j = positive(best) ? objective(best) : std::numeric_limits<double>::infinity();
   // Active sets: b and c may be held at 0 (their bound); a is always free.
   for (int mask = 0; mask < 4; ++mask) {
-    std::vector<int> free = {0};
-    if (!(mask & 1)) free.push_back(1);
-    if (!(mask & 2)) free.push_back(2);
-    const int k = static_cast<int>(free.size());
+    std::array<int, kParams> free = {0, 0, 0};
+    int k = 1;
+    if (!(mask & 1)) free[k++] = 1;
+    if (!(mask & 2)) free[k++] = 2;
     std::array<std::array<double, kParams>, kParams> ms{};
     std::array<double, kParams> vs{}, xs{};
     for (int i = 0; i < k; ++i) {

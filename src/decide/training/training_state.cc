@@ -86,9 +86,10 @@ TrainingState TrainingState::Load(const PersistentState& s) {
   auto it = s.values.lower_bound(l.keys[l.by_key.front()]);
   for (size_t j : l.by_key) {
     const std::string& key = l.keys[j];
-    while (it != s.values.end() && it->first < key) ++it;
+    int order = -1;  // it->first against key, compared once per step
+    while (it != s.values.end() && (order = it->first.compare(key)) < 0) ++it;
     if (it == s.values.end()) break;
-    if (it->first == key && !it->second.empty()) v[j] = it->second.front();
+    if (order == 0 && !it->second.empty()) v[j] = it->second.front();
   }
   i = 0;
   Fields(t, [&](const char*, auto& field) {
@@ -106,8 +107,9 @@ void TrainingState::Save(PersistentState& s) const {
   auto it = s.values.lower_bound(l.keys[l.by_key.front()]);
   for (size_t j : l.by_key) {
     const std::string& key = l.keys[j];
-    while (it != s.values.end() && it->first < key) ++it;
-    if (it == s.values.end() || it->first != key) it = s.values.emplace_hint(it, key, 0);
+    int order = 1;
+    while (it != s.values.end() && (order = it->first.compare(key)) < 0) ++it;
+    if (it == s.values.end() || order != 0) it = s.values.emplace_hint(it, key, 0);
     // In place: the same one-element vector as PersistentState::Set, without reallocating it.
     it->second.assign(1, v[j]);
     ++it;
