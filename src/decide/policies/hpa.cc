@@ -114,16 +114,19 @@ MetricOutcome Evaluate(const HpaMetricConfig& m, const PolicyInput& in, double t
   return o;
 }
 
-// Appends the metric's part of the reason to `s`.
-void Describe(const MetricOutcome& o, std::string& s) {
-  const HpaMetricConfig& m = *o.metric;
+std::string ReasonHead(const HpaMetricConfig& m) {
+  return StrCat(m.signal, " (", hpa::SourceTypeName(m.spec.source), ", ",
+                hpa::TargetTypeName(m.spec.target), " ", Num(m.target), "): ");
+}
+
+// Appends the metric's part of the reason to `s`; `head` is ReasonHead(*o.metric).
+void Describe(const MetricOutcome& o, std::string_view head, std::string& s) {
   if (!o.result) {
     s += o.error;
     return;
   }
   const hpa::CalcResult& r = *o.result;
-  StrAppend(s, m.signal, " (", hpa::SourceTypeName(m.spec.source), ", ",
-            hpa::TargetTypeName(m.spec.target), " ", Num(m.target), "): ");
+  s += head;
   if (r.utilization) {
     StrAppend(s, "utilization ", *r.utilization, "%");
   } else {
@@ -191,6 +194,11 @@ HpaConfig HpaConfig::Parse(const config::ConfigNode& node) {
   return c;
 }
 
+HpaPolicy::HpaPolicy(HpaConfig cfg) : cfg_(std::move(cfg)) {
+  reason_heads_.reserve(cfg_.metrics.size());
+  for (const HpaMetricConfig& m : cfg_.metrics) reason_heads_.push_back(ReasonHead(m));
+}
+
 std::unique_ptr<Policy> HpaPolicy::Make(const config::ConfigNode& node,
                                         const WorkloadContext& ctx) {
   (void)ctx;  // min/max are the Constraints' job, as in the HPA's normalization step
@@ -218,10 +226,11 @@ Recommendation HpaPolicy::Recommend(const PolicyInput& in, PersistentState& stat
   // Per metric: 8 facts with a result, 2 without; then current, invalid_metrics, desired.
   rec.facts.reserve(8 * outcomes.size() + 3);
   std::string reasons;
-  for (const MetricOutcome& o : outcomes) {
+  for (size_t i = 0; i < outcomes.size(); ++i) {
+    const MetricOutcome& o = outcomes[i];
     AddFacts(o, rec.facts);
     if (!reasons.empty()) reasons += "; ";
-    Describe(o, reasons);
+    Describe(o, reason_heads_[i], reasons);
     if (!o.result) {
       ++invalid;
     } else if (!winner || o.result->replicas > best) {

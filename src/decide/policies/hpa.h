@@ -46,7 +46,7 @@ struct HpaConfig {
 
 class HpaPolicy final : public Policy {
  public:
-  explicit HpaPolicy(HpaConfig cfg) : cfg_(std::move(cfg)) {}
+  explicit HpaPolicy(HpaConfig cfg);
   // The registry's factory; errors land in the node's ConfigErrors.
   static std::unique_ptr<Policy> Make(const config::ConfigNode& node, const WorkloadContext& ctx);
   std::string_view Name() const override { return "hpa"; }
@@ -55,6 +55,9 @@ class HpaPolicy final : public Policy {
 
  private:
   HpaConfig cfg_;
+  // Per metric, the start of its part of the reason, which only the config decides:
+  // "concurrency (Pods, AverageValue 24): ".
+  std::vector<std::string> reason_heads_;
 };
 
 // Signal value to Kubernetes milli-units (rounded up, with slack for binary fractions).

@@ -106,6 +106,9 @@ KpaParams KpaConfig::Params() const {
   return p;
 }
 
+KpaPolicy::KpaPolicy(KpaConfig c)
+    : c_(std::move(c)), params_(c_.Params()), target_text_(StrCat(Num(params_.target))) {}
+
 std::vector<std::string> KpaPolicy::OptionalSignals() const {
   if (c_.activation_signal.empty()) return {};
   return {c_.activation_signal};
@@ -168,7 +171,7 @@ Recommendation KpaPolicy::Activate(const PolicyInput& in, PersistentState& state
   r.valid = true;
   r.rule = "activate";
   r.reason = StrCat(c_.activation_signal, " = ", Num(act.sum), " with no ready replicas: ceil(",
-                    Num(act.sum), " / ", Num(params_.target), ") = ", Num(need),
+                    Num(act.sum), " / ", target_text_, ") = ", Num(need),
                     ", at least activation_scale ", c_.activation_scale, " -> ", r.desired);
   std::optional<TimePoint> last = in.now;
   SetTime(state, Keys().last_nonzero, last);
@@ -231,12 +234,12 @@ Recommendation KpaPolicy::Recommend(const PolicyInput& in, PersistentState& stat
   }
   StrAppend(r.reason, "total ", c_.signal, " stable avg ", Num(stable.value), " over ",
             stable_buckets, " s, panic avg ", Num(panic.value), " over ", panic_buckets,
-            " s, target ", Num(params_.target), " per replica, ready ", in.ready);
+            " s, target ", target_text_, " per replica, ready ", in.ready);
   if (d.in_panic) {
     StrAppend(r.reason, "; desired stable ", d.desired_stable, ", panic ", d.desired_panic,
               ", holding max ", ps.max_panic_pods, " -> ", d.desired);
   } else {
-    StrAppend(r.reason, ": ceil(", Num(stable.value), " / ", Num(params_.target),
+    StrAppend(r.reason, ": ceil(", Num(stable.value), " / ", target_text_,
               ") = ", Num(d.desired_stable_raw), ", limited to [", Num(d.max_scale_down), ", ",
               Num(d.max_scale_up), "] -> ", d.desired);
   }

@@ -38,6 +38,8 @@ PredictivePolicy::PredictivePolicy(PredictiveConfig cfg) : cfg_(std::move(cfg)) 
   // Below one replica's worth the ceil() already leaves that much head-room (docs).
   eq_params_.relative_floor = cfg_.capacity_per_replica * cfg_.target_utilization;
   eq_params_.pending = static_cast<size_t>(cfg_.horizon_buckets()) + 1;
+  lead_text_ = StrCat(Num(cfg_.lead_s));
+  quantile_text_ = StrCat(Num(cfg_.quantile * 100));
 }
 
 std::vector<std::string> PredictivePolicy::Signals() const {
@@ -212,9 +214,9 @@ Recommendation PredictivePolicy::Recommend(const PolicyInput& in, PersistentStat
   } else {
     raw = std::max(forecast_need, reactive.need);
     r.rule = forecast_need >= reactive.need ? "forecast" : "reactive";
-    r.reason = StrCat("forecast ", Num(f), " at now+", Num(cfg_.lead_s), "s + margin ", Num(margin),
-                      " (p", Num(cfg_.quantile * 100), " of ", eq.count(), " misses) needs ",
-                      forecast_need, "; reactive ");
+    r.reason =
+        StrCat("forecast ", Num(f), " at now+", lead_text_, "s + margin ", Num(margin), " (p",
+               quantile_text_, " of ", eq.count(), " misses) needs ", forecast_need, "; reactive ");
     if (reactive.ok) {
       StrAppend(r.reason, "needs ", reactive.need);
     } else {

@@ -200,8 +200,9 @@ ThroughputPrior PriorFor(const TrainingConfig& c, const TrainingState& t) {
   return prior;
 }
 
-TrainingState LoadState(const TrainingConfig& c, const PolicyInput& in, PersistentState& st) {
-  TrainingState t = TrainingState::Load(st);
+TrainingState LoadState(const TrainingConfig& c, const PolicyInput& in,
+                        const TrainingStateSlots& slots) {
+  TrainingState t = slots.Load();
   if (!t.initialized) {
     t.initialized = true;
     t.last_asked = in.current;
@@ -224,7 +225,8 @@ TrainingTick::TrainingTick(const TrainingConfig& cfg, const WorkloadContext& wct
       now(SinceEpochSeconds(pin.now)),
       g(std::max(1, wctx.granularity)),
       x(ReadTrainingInputs(pin.signals)),
-      t(LoadState(cfg, pin, st)),
+      slots(st),
+      t(LoadState(cfg, pin, slots)),
       fits(TrainingFits::Load(st, PriorFor(cfg, t))) {}
 
 double TrainingTick::Y(const ThroughputModel& m, int n) {
@@ -246,7 +248,7 @@ double TrainingTick::PhaseTime(Phase p, int n, bool current_phase) const {
 }
 
 void TrainingTick::Save() {
-  t.Save(state);
+  slots.Save(t);
   fits.Save(state);
 }
 

@@ -51,6 +51,7 @@ struct TrainingTick {
   double now = 0;
   int g = 1;  // granularity
   TrainingInputs x;
+  TrainingStateSlots slots;  // where `t` is loaded from and saved to
   TrainingState t;
   TrainingFits fits;
   PhaseEstimate ph;
