@@ -114,12 +114,25 @@ MetricOutcome Evaluate(const HpaMetricConfig& m, const PolicyInput& in, double t
   return o;
 }
 
-std::string ReasonHead(const HpaMetricConfig& m) {
-  return StrCat(m.signal, " (", hpa::SourceTypeName(m.spec.source), ", ",
-                hpa::TargetTypeName(m.spec.target), " ", Num(m.target), "): ");
+HpaMetricText MakeText(const HpaMetricConfig& m) {
+  HpaMetricText t;
+  t.reason_head = StrCat(m.signal, " (", hpa::SourceTypeName(m.spec.source), ", ",
+                         hpa::TargetTypeName(m.spec.target), " ", Num(m.target), "): ");
+  const auto name = [&](std::string_view fact) { return StrCat(m.signal, ".", fact); };
+  t.target = name("target");
+  t.valid = name("valid");
+  t.usage_ratio = name("usage_ratio");
+  t.new_usage_ratio = name("new_usage_ratio");
+  t.utilization_pct = name("utilization_pct");
+  t.usage = name("usage");
+  t.proposal = name("proposal");
+  t.ready_pods = name("ready_pods");
+  t.unready_pods = name("unready_pods");
+  t.missing_pods = name("missing_pods");
+  return t;
 }
 
-// Appends the metric's part of the reason to `s`; `head` is ReasonHead(*o.metric).
+// Appends the metric's part of the reason to `s`; `head` is its MakeText().reason_head.
 void Describe(const MetricOutcome& o, std::string_view head, std::string& s) {
   if (!o.result) {
     s += o.error;
@@ -141,28 +154,24 @@ void Describe(const MetricOutcome& o, std::string_view head, std::string& s) {
   StrAppend(s, " -> ", r.replicas, " [", r.rule, "]");
 }
 
-void AddFacts(const MetricOutcome& o, std::vector<Fact>& facts) {
-  const std::string& signal = o.metric->signal;
-  const auto add = [&](std::string_view name, double v) {
-    facts.emplace_back(StrCat(signal, ".", name), v);
-  };
-  add("target", o.metric->target);
+void AddFacts(const MetricOutcome& o, const HpaMetricText& t, std::vector<Fact>& facts) {
+  facts.emplace_back(t.target, o.metric->target);
   if (!o.result) {
-    add("valid", 0);
+    facts.emplace_back(t.valid, 0);
     return;
   }
   const hpa::CalcResult& r = *o.result;
-  add("usage_ratio", r.usage_ratio);
-  add("new_usage_ratio", r.new_usage_ratio);
+  facts.emplace_back(t.usage_ratio, r.usage_ratio);
+  facts.emplace_back(t.new_usage_ratio, r.new_usage_ratio);
   if (r.utilization) {
-    add("utilization_pct", *r.utilization);
+    facts.emplace_back(t.utilization_pct, *r.utilization);
   } else {
-    add("usage", static_cast<double>(r.usage) / 1000.0);
+    facts.emplace_back(t.usage, static_cast<double>(r.usage) / 1000.0);
   }
-  add("proposal", r.replicas);
-  add("ready_pods", r.ready_pods);
-  add("unready_pods", r.unready_pods);
-  add("missing_pods", r.missing_pods);
+  facts.emplace_back(t.proposal, r.replicas);
+  facts.emplace_back(t.ready_pods, r.ready_pods);
+  facts.emplace_back(t.unready_pods, r.unready_pods);
+  facts.emplace_back(t.missing_pods, r.missing_pods);
 }
 
 }  // namespace
@@ -195,8 +204,8 @@ HpaConfig HpaConfig::Parse(const config::ConfigNode& node) {
 }
 
 HpaPolicy::HpaPolicy(HpaConfig cfg) : cfg_(std::move(cfg)) {
-  reason_heads_.reserve(cfg_.metrics.size());
-  for (const HpaMetricConfig& m : cfg_.metrics) reason_heads_.push_back(ReasonHead(m));
+  text_.reserve(cfg_.metrics.size());
+  for (const HpaMetricConfig& m : cfg_.metrics) text_.push_back(MakeText(m));
 }
 
 std::unique_ptr<Policy> HpaPolicy::Make(const config::ConfigNode& node,
@@ -228,9 +237,9 @@ Recommendation HpaPolicy::Recommend(const PolicyInput& in, PersistentState& stat
   std::string reasons;
   for (size_t i = 0; i < outcomes.size(); ++i) {
     const MetricOutcome& o = outcomes[i];
-    AddFacts(o, rec.facts);
+    AddFacts(o, text_[i], rec.facts);
     if (!reasons.empty()) reasons += "; ";
-    Describe(o, reason_heads_[i], reasons);
+    Describe(o, text_[i].reason_head, reasons);
     if (!o.result) {
       ++invalid;
     } else if (!winner || o.result->replicas > best) {

@@ -37,6 +37,14 @@ struct HpaMetricConfig {
   double request = 0;    // per-pod request, Utilization targets
 };
 
+// What only the config decides in one metric's reason and facts, made once per policy.
+struct HpaMetricText {
+  std::string reason_head;  // "concurrency (Pods, AverageValue 24): "
+  // Fact names, "<signal>.target" and so on.
+  std::string target, valid, usage_ratio, new_usage_ratio, utilization_pct, usage, proposal,
+      ready_pods, unready_pods, missing_pods;
+};
+
 struct HpaConfig {
   std::vector<HpaMetricConfig> metrics;
   double tolerance = 0.1;
@@ -55,9 +63,7 @@ class HpaPolicy final : public Policy {
 
  private:
   HpaConfig cfg_;
-  // Per metric, the start of its part of the reason, which only the config decides:
-  // "concurrency (Pods, AverageValue 24): ".
-  std::vector<std::string> reason_heads_;
+  std::vector<HpaMetricText> text_;  // per metric, in cfg_.metrics order
 };
 
 // Signal value to Kubernetes milli-units (rounded up, with slack for binary fractions).
