@@ -177,17 +177,23 @@ TrainingInputs ReadTrainingInputs(const WorkloadSignals& s) {
   return x;
 }
 
-TrainingFits TrainingFits::Load(const PersistentState& s, const ThroughputPrior& prior) {
-  return {ThroughputModel::Load(s, "tr.load", prior), ThroughputModel::Load(s, "tr.compute", prior),
-          ThroughputModel::Load(s, "tr.dur_load", prior),
-          ThroughputModel::Load(s, "tr.dur_eval", prior)};
+TrainingFits::Slots TrainingFits::Find(PersistentState& s) {
+  // Made once: three of the four keys are past the small-string size.
+  static const std::array<std::string, 4> keys = {"tr.load.buckets", "tr.compute.buckets",
+                                                  "tr.dur_load.buckets", "tr.dur_eval.buckets"};
+  return {&s.Vec(keys[0]), &s.Vec(keys[1]), &s.Vec(keys[2]), &s.Vec(keys[3])};
 }
 
-void TrainingFits::Save(PersistentState& s) const {
-  load.Save(s, "tr.load");
-  compute.Save(s, "tr.compute");
-  dur_load.Save(s, "tr.dur_load");
-  dur_eval.Save(s, "tr.dur_eval");
+TrainingFits TrainingFits::Load(const Slots& slots, const ThroughputPrior& prior) {
+  return {ThroughputModel::LoadFrom(*slots[0], prior), ThroughputModel::LoadFrom(*slots[1], prior),
+          ThroughputModel::LoadFrom(*slots[2], prior), ThroughputModel::LoadFrom(*slots[3], prior)};
+}
+
+void TrainingFits::Save(const Slots& slots) const {
+  load.SaveTo(*slots[0]);
+  compute.SaveTo(*slots[1]);
+  dur_load.SaveTo(*slots[2]);
+  dur_eval.SaveTo(*slots[3]);
 }
 
 namespace {
@@ -227,7 +233,8 @@ TrainingTick::TrainingTick(const TrainingConfig& cfg, const WorkloadContext& wct
       x(ReadTrainingInputs(pin.signals)),
       slots(st),
       t(LoadState(cfg, pin, slots)),
-      fits(TrainingFits::Load(st, PriorFor(cfg, t))) {}
+      fit_slots(TrainingFits::Find(st)),
+      fits(TrainingFits::Load(fit_slots, PriorFor(cfg, t))) {}
 
 double TrainingTick::Y(const ThroughputModel& m, int n) {
   return m.SecondsPerSample(n).value_or(kTrainingHuge);
@@ -249,7 +256,7 @@ double TrainingTick::PhaseTime(Phase p, int n, bool current_phase) const {
 
 void TrainingTick::Save() {
   slots.Save(t);
-  fits.Save(state);
+  fits.Save(fit_slots);
 }
 
 void ObserveTick(TrainingTick& k) {

@@ -7,9 +7,11 @@
 // PersistentState passed to Recommend is the only memory, loaded once and saved once.
 #pragma once
 
+#include <array>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/policy.h"
 #include "decide/policies/training.h"
@@ -30,8 +32,13 @@ struct TrainingFits {
   ThroughputModel dur_load;
   ThroughputModel dur_eval;
 
-  static TrainingFits Load(const PersistentState& s, const ThroughputPrior& prior);
-  void Save(PersistentState& s) const;
+  // Where the four live in a state, found once per tick; keys missing are added empty, as
+  // Save would add them. Valid while no key of the state is erased.
+  using Slots = std::array<std::vector<double>*, 4>;
+  static Slots Find(PersistentState& s);
+
+  static TrainingFits Load(const Slots& slots, const ThroughputPrior& prior);
+  void Save(const Slots& slots) const;
 };
 
 // This tick's readings (means of the job's signals).
@@ -53,6 +60,7 @@ struct TrainingTick {
   TrainingInputs x;
   TrainingStateSlots slots;  // where `t` is loaded from and saved to
   TrainingState t;
+  TrainingFits::Slots fit_slots;  // where `fits` is loaded from and saved to
   TrainingFits fits;
   PhaseEstimate ph;
   bool restarting = false;

@@ -248,7 +248,10 @@ const std::string& ThroughputModel::BucketsKey(const std::string& prefix) {
 }
 
 void ThroughputModel::Save(PersistentState& state, const std::string& prefix) const {
-  std::vector<double>& v = state.Vec(BucketsKey(prefix));
+  SaveTo(state.Vec(BucketsKey(prefix)));
+}
+
+void ThroughputModel::SaveTo(std::vector<double>& v) const {
   v.clear();
   for (const Bucket& b : buckets_) {
     v.insert(v.end(), {static_cast<double>(b.nodes), b.count, b.w, b.wy, b.util_s, b.util_t});
@@ -257,20 +260,20 @@ void ThroughputModel::Save(PersistentState& state, const std::string& prefix) co
 
 ThroughputModel ThroughputModel::Load(const PersistentState& state, const std::string& prefix,
                                       ThroughputPrior prior) {
-  ThroughputModel m(prior);
   const std::vector<double>* v = state.FindVec(BucketsKey(prefix));
-  if (v) {
-    for (size_t i = 0; i + kFields <= v->size() && m.buckets_.size() < kMaxBuckets; i += kFields) {
-      Bucket b{ClampToInt((*v)[i], 0, kMaxReplicaCount),
-               (*v)[i + 1],
-               (*v)[i + 2],
-               (*v)[i + 3],
-               (*v)[i + 4],
-               (*v)[i + 5]};
-      // State from a store is input: skip anything that could not have been written by Add.
-      if (b.nodes < 1 || !(b.w > 0) || !(b.wy > 0) || !std::isfinite(b.w + b.wy)) continue;
-      m.buckets_.push_back(b);
-    }
+  if (!v) return LoadFrom({}, prior);
+  return LoadFrom(*v, prior);
+}
+
+ThroughputModel ThroughputModel::LoadFrom(const std::vector<double>& v, ThroughputPrior prior) {
+  ThroughputModel m(prior);
+  m.buckets_.reserve(std::min<size_t>(v.size() / kFields, kMaxBuckets));
+  for (size_t i = 0; i + kFields <= v.size() && m.buckets_.size() < kMaxBuckets; i += kFields) {
+    Bucket b{
+        ClampToInt(v[i], 0, kMaxReplicaCount), v[i + 1], v[i + 2], v[i + 3], v[i + 4], v[i + 5]};
+    // State from a store is input: skip anything that could not have been written by Add.
+    if (b.nodes < 1 || !(b.w > 0) || !(b.wy > 0) || !std::isfinite(b.w + b.wy)) continue;
+    m.buckets_.push_back(b);
   }
   m.fitted_ = false;  // fitted on first use: a tick reads some of its models only
   return m;
