@@ -75,7 +75,8 @@ void TrackSizeChanges(TrainingTick& k) {
 void TrackPhase(TrainingTick& k, double dt) {
   TrainingState& t = k.t;
   const PhaseDetector detector(k.c.phase);
-  k.ph = detector.Update(PhaseReading{k.x.phase, k.x.util, k.x.samples}, k.now, k.state, "tr.pd");
+  static const PhaseKeys keys("tr.pd");  // made once: the policy updates every tick
+  k.ph = detector.Update(PhaseReading{k.x.phase, k.x.util, k.x.samples}, k.now, k.state, keys);
   const PhaseEstimate& ph = k.ph;
   if (ph.changed && ph.ended && *ph.ended != Phase::kCompute && !t.phase_resized &&
       t.phase_size > 0 && ph.ended_length_s > 0) {
