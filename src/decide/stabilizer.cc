@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <climits>
 #include <cmath>
+#include <string>
 
 #include "core/numeric.h"
+#include "decide/text.h"
 
 namespace aiscale::decide {
 namespace {
@@ -14,19 +16,29 @@ namespace {
 // longest window is 3600 entries).
 constexpr size_t kMaxEntries = 8192;
 
-constexpr const char* kRecKey = "hpa_behavior.recommendations";
-constexpr const char* kUpKey = "hpa_behavior.scale_up_events";
-constexpr const char* kDownKey = "hpa_behavior.scale_down_events";
+// The state keys, made once: a lookup by `const char*` builds (and, past the small-string
+// size, allocates) a std::string per list per call, twice a tick for every HPA workload.
+struct Keys {
+  std::string recommendations = "hpa_behavior.recommendations";
+  std::string scale_up = "hpa_behavior.scale_up_events";
+  std::string scale_down = "hpa_behavior.scale_down_events";
+};
+
+const Keys& StateKeys() {
+  static const Keys keys;
+  return keys;
+}
 
 bool After(TimePoint a, TimePoint b) { return a > b; }
 bool Before(TimePoint a, TimePoint b) { return a < b; }
 TimePoint Cutoff(TimePoint now, int seconds) { return now - std::chrono::seconds(seconds); }
 
 // Time is stored as whole seconds plus nanoseconds so that doubles hold it exactly.
-std::vector<TimedValue> LoadList(const PersistentState& s, const char* key) {
+std::vector<TimedValue> LoadList(const PersistentState& s, const std::string& key) {
   std::vector<TimedValue> out;
   const std::vector<double>* v = s.FindVec(key);
   if (!v) return out;
+  out.reserve(v->size() / 4);
   for (size_t i = 0; i + 3 < v->size(); i += 4) {
     // Restored state is data: saturate rather than overflow on a corrupt or foreign value.
     const int64_t ns = SaturatingAdd(SaturatingMul(SaturatingToInt64((*v)[i]), 1000000000),
@@ -37,7 +49,7 @@ std::vector<TimedValue> LoadList(const PersistentState& s, const char* key) {
   return out;
 }
 
-void SaveList(PersistentState& s, const char* key, const std::vector<TimedValue>& list) {
+void SaveList(PersistentState& s, const std::string& key, const std::vector<TimedValue>& list) {
   std::vector<double>& v = s.Vec(key);
   v.clear();
   for (const TimedValue& e : list) {
@@ -140,20 +152,22 @@ void StoreEvent(std::vector<TimedValue>& events, int longest_period, int change,
 
 BehaviorHistory BehaviorHistory::Load(const PersistentState& state) {
   BehaviorHistory h;
-  h.recommendations = LoadList(state, kRecKey);
-  h.scale_up_events = LoadList(state, kUpKey);
-  h.scale_down_events = LoadList(state, kDownKey);
+  const Keys& k = StateKeys();
+  h.recommendations = LoadList(state, k.recommendations);
+  h.scale_up_events = LoadList(state, k.scale_up);
+  h.scale_down_events = LoadList(state, k.scale_down);
   return h;
 }
 
 void BehaviorHistory::Save(PersistentState& state) const {
-  SaveList(state, kRecKey, recommendations);
-  SaveList(state, kUpKey, scale_up_events);
-  SaveList(state, kDownKey, scale_down_events);
+  const Keys& k = StateKeys();
+  SaveList(state, k.recommendations, recommendations);
+  SaveList(state, k.scale_up, scale_up_events);
+  SaveList(state, k.scale_down, scale_down_events);
 }
 
 int StabilizeRecommendation(const HpaBehavior& b, BehaviorHistory& h, int current, int desired,
-                            TimePoint now, std::string* reason) {
+                            TimePoint now, std::string_view* reason) {
   const TimePoint up_cutoff = Cutoff(now, b.scale_up.stabilization_window_seconds);
   const TimePoint down_cutoff = Cutoff(now, b.scale_down.stabilization_window_seconds);
   int up = desired;
@@ -180,13 +194,13 @@ int StabilizeRecommendation(const HpaBehavior& b, BehaviorHistory& h, int curren
 }
 
 int ConvertWithBehaviorRate(const HpaBehavior& b, const BehaviorHistory& h,
-                            const NormalizeInput& in, TimePoint now, std::string* reason) {
-  std::string why = "DesiredWithinRange";
+                            const NormalizeInput& in, TimePoint now, std::string_view* reason) {
+  std::string_view why = "DesiredWithinRange";
   int out = in.desired;
   if (in.desired > in.current) {
     const int limit = std::max(ScaleUpLimit(in.current, h, b.scale_up, now), in.current);
     int max_allowed = in.max_replicas;
-    std::string limiting = "TooManyReplicas";
+    std::string_view limiting = "TooManyReplicas";
     if (max_allowed > limit) {
       max_allowed = limit;
       limiting = "ScaleUpLimit";
@@ -198,7 +212,7 @@ int ConvertWithBehaviorRate(const HpaBehavior& b, const BehaviorHistory& h,
   } else if (in.desired < in.current) {
     const int limit = std::min(ScaleDownLimit(in.current, h, b.scale_down, now), in.current);
     int min_allowed = in.min_replicas;
-    std::string limiting = "TooFewReplicas";
+    std::string_view limiting = "TooFewReplicas";
     if (min_allowed < limit) {
       min_allowed = limit;
       limiting = "ScaleDownLimit";
@@ -241,14 +255,15 @@ StabilizeResult HpaBehaviorStabilizer::Stabilize(int recommended, int current, T
   if (n.stabilized != recommended) {
     const bool up = recommended >= current;
     out.reason =
-        n.stabilize_reason + ": " + (up ? "lowest" : "highest") + " recommendation in the last " +
-        std::to_string(up ? behavior_.scale_up.stabilization_window_seconds
-                          : behavior_.scale_down.stabilization_window_seconds) +
-        " s is " + std::to_string(n.stabilized) + " (raw " + std::to_string(recommended) + ")";
+        StrCat(n.stabilize_reason, ": ", up ? "lowest" : "highest", " recommendation in the last ",
+               up ? behavior_.scale_up.stabilization_window_seconds
+                  : behavior_.scale_down.stabilization_window_seconds,
+               " s is ", n.stabilized, " (raw ", recommended, ")");
   }
   if (n.replicas != n.stabilized) {
-    out.reason += (out.reason.empty() ? "" : "; ") + n.limit_reason + ": rate policies allow " +
-                  std::to_string(n.replicas) + " from " + std::to_string(current) + " now";
+    if (!out.reason.empty()) out.reason += "; ";
+    StrAppend(out.reason, n.limit_reason, ": rate policies allow ", n.replicas, " from ", current,
+              " now");
   }
   return out;
 }

@@ -18,6 +18,7 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/config/config_node.h"
@@ -76,19 +77,22 @@ struct NormalizeInput {
 };
 
 struct Normalized {
-  int stabilized = 0;            // after the windows
-  int replicas = 0;              // after the rate policies and min/max
-  std::string stabilize_reason;  // "ScaleUpStabilized", "ScaleDownStabilized", "ReadyForNewScale"
-  std::string limit_reason;      // "ScaleUpLimit", "TooManyReplicas", ... "DesiredWithinRange"
+  int stabilized = 0;  // after the windows
+  int replicas = 0;    // after the rate policies and min/max
+  // Kubernetes' condition reasons, string literals: "ScaleUpStabilized", "ScaleDownStabilized",
+  // "ReadyForNewScale"; and "ScaleUpLimit", "TooManyReplicas", ... "DesiredWithinRange".
+  std::string_view stabilize_reason;
+  std::string_view limit_reason;
 };
 
 // stabilizeRecommendationWithBehaviors: records `desired` in the history and returns the
 // recommendation bounded by the windows.
 int StabilizeRecommendation(const HpaBehavior& b, BehaviorHistory& h, int current, int desired,
-                            TimePoint now, std::string* reason = nullptr);
+                            TimePoint now, std::string_view* reason = nullptr);
 // convertDesiredReplicasWithBehaviorRate: applies the rate policies and min/max.
 int ConvertWithBehaviorRate(const HpaBehavior& b, const BehaviorHistory& h,
-                            const NormalizeInput& in, TimePoint now, std::string* reason = nullptr);
+                            const NormalizeInput& in, TimePoint now,
+                            std::string_view* reason = nullptr);
 // Both, as normalizeDesiredReplicasWithBehaviors does.
 Normalized Normalize(const HpaBehavior& b, BehaviorHistory& h, const NormalizeInput& in,
                      TimePoint now);

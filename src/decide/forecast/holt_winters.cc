@@ -33,7 +33,6 @@ HoltWinters::HoltWinters(const HoltWintersParams& params, PersistentState& state
   p_.season_buckets = std::clamp(p_.season_buckets, 0, kMaxSeasonBuckets);
   p_.long_season_slots = std::max(0, p_.long_season_slots);
   p_.long_slot_buckets = std::max(1, p_.long_slot_buckets);
-  kernel_ = Kernel();
   p_.score_horizon = std::max(0, p_.score_horizon);
   if (scalars_.size() != kScalars) scalars_.assign({0, 0, 0, -1, 0, 0, 0, 0, 0, 0});
   const size_t pending = p_.score_horizon > 0 ? 3 * static_cast<size_t>(p_.score_horizon + 1) : 0;
@@ -143,7 +142,7 @@ void HoltWinters::Update(int64_t index, double y, bool real) {
     // Each slot within the kernel moves toward this bucket's deseasonalized value; weights sum
     // to one, so every slot still moves by about gamma per season.
     const double target = y - l - w;
-    const std::vector<double>& k = kernel_;
+    const std::vector<double>& k = KernelWeights();
     const int half = static_cast<int>(k.size() / 2);
     for (int d = -half; d <= half; ++d) {
       double& sd = season_[static_cast<size_t>(FloorMod(index + d, p_.season_buckets))];
@@ -178,7 +177,7 @@ void HoltWinters::InitSeasonFromWarmup() {
   for (double v : season_) mean += v;
   mean /= static_cast<double>(season_.size());
   // Smooth the single noisy season with the same kernel (circularly) before using it.
-  const std::vector<double>& k = kernel_;
+  const std::vector<double>& k = KernelWeights();
   const int half = static_cast<int>(k.size() / 2);
   const int64_t m = p_.season_buckets;
   std::vector<double> smooth(season_.size(), 0.0);
@@ -194,6 +193,12 @@ void HoltWinters::InitSeasonFromWarmup() {
   // the season's mean, so the level restarts there. The trend Holt saw was mostly the cycle.
   scalars_[kLevel] = mean;
   scalars_[kTrend] = 0;
+}
+
+const std::vector<double>& HoltWinters::KernelWeights() {
+  // Made on first use: most ticks close no bucket and never read it.
+  if (kernel_.empty()) kernel_ = Kernel();
+  return kernel_;
 }
 
 std::vector<double> HoltWinters::Kernel() const {

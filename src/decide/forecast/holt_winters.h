@@ -85,10 +85,11 @@ class HoltWinters {
   void Update(int64_t index, double y, bool real);
   void Score(int64_t index, double y);
   void InitSeasonFromWarmup();
-  std::vector<double> Kernel() const;  // 2k+1 weights summing to 1
+  std::vector<double> Kernel() const;          // 2k+1 weights summing to 1
+  const std::vector<double>& KernelWeights();  // Kernel(), made once per instance
 
   HoltWintersParams p_;
-  std::vector<double> kernel_;
+  std::vector<double> kernel_;  // empty until KernelWeights()
   // scalars_: [0] level, [1] trend, [2] observed count, [3] last index, [4] buckets seen since
   // the season was (re)started (ready at season_buckets), [5] shadow level, [6] shadow trend,
   // [7] seasonal MSE, [8] shadow MSE, [9] forecasts scored since the season became ready.

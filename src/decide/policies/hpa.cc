@@ -1,23 +1,17 @@
 #include "decide/policies/hpa.h"
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
-#include <cstdio>
 #include <set>
 
 #include "core/numeric.h"
+#include "decide/text.h"
 
 namespace aiscale::decide {
 namespace {
 
-// "%.4g" as printf writes it: std::to_chars is specified to produce printf's output for a
-// precision, at a fraction of the cost (formatting was a sixth of a tick: bench/controller_bench).
-std::string Num(double v) {
-  char buf[32];
-  const auto r = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::general, 4);
-  return std::string(buf, r.ptr);
-}
+// "%.4g" as printf writes it (decide/text.h).
+GNum Num(double v) { return {v, 4}; }
 
 HpaMetricConfig ParseMetric(const config::ConfigNode& m) {
   HpaMetricConfig c;
@@ -78,87 +72,106 @@ MetricOutcome Evaluate(const HpaMetricConfig& m, const PolicyInput& in, double t
   MetricOutcome o{&m, std::nullopt, ""};
   const SignalSnapshot& snap = in.signals.Get(m.signal);
   if (!snap.ok()) {
-    o.error = m.signal + " is " + std::string(SignalStatusName(snap.status)) +
-              (snap.detail.empty() ? "" : " (" + snap.detail + ")");
+    o.error = StrCat(m.signal, " is ", SignalStatusName(snap.status));
+    if (!snap.detail.empty()) StrAppend(o.error, " (", snap.detail, ")");
     return o;
   }
   hpa::CalcOptions opts;
   opts.tolerance_down = opts.tolerance_up = tolerance;
   std::vector<hpa::Pod> pods;
+  pods.reserve(static_cast<size_t>(
+      std::max<int64_t>(in.current, static_cast<int64_t>(snap.instances.size()))));
   std::optional<int64_t> total;
   if (m.spec.source == hpa::SourceType::kResource || m.spec.source == hpa::SourceType::kPods) {
+    const int64_t request = ToMilli(m.request);
     for (const InstanceValue& iv : snap.instances) {
-      hpa::Pod p;
+      hpa::Pod& p = pods.emplace_back();
       p.name = iv.instance;
       p.ready = iv.ready;
       p.value = ToMilli(iv.value);
-      p.request = ToMilli(m.request);
-      pods.push_back(p);
+      p.request = request;
     }
     // Replicas that report nothing are pods whose metric is missing.
     for (int i = static_cast<int>(snap.instances.size()); i < in.current; ++i) {
-      hpa::Pod p;
-      p.name = "(replica " + std::to_string(i) + " without a value)";
-      p.request = ToMilli(m.request);
-      pods.push_back(p);
+      hpa::Pod& p = pods.emplace_back();
+      p.name = StrCat("(replica ", i, " without a value)");
+      p.request = request;
     }
   } else {
     total = ToMilli(snap.sum);
     for (int i = 0; i < in.current; ++i) {
-      hpa::Pod p;
-      p.name = "replica-" + std::to_string(i);
+      hpa::Pod& p = pods.emplace_back();
+      p.name = StrCat("replica-", i);
       p.ready = i < in.ready;
-      pods.push_back(p);
     }
   }
   auto r = hpa::CalcReplicas(m.spec, pods, in.current, opts, total);
   if (!r.ok()) {
-    o.error = "unable to compute replicas from " + m.signal + ": " + r.status().message();
+    o.error = StrCat("unable to compute replicas from ", m.signal, ": ", r.status().message());
   } else {
-    o.result = *r;
+    o.result = std::move(*r);
   }
   return o;
 }
 
-std::string Describe(const MetricOutcome& o) {
-  const HpaMetricConfig& m = *o.metric;
-  if (!o.result) return o.error;
-  const hpa::CalcResult& r = *o.result;
-  std::string s = m.signal + " (" + std::string(hpa::SourceTypeName(m.spec.source)) + ", " +
-                  std::string(hpa::TargetTypeName(m.spec.target)) + " " + Num(m.target) + "): ";
-  if (r.utilization) {
-    s += "utilization " + std::to_string(*r.utilization) + "%";
-  } else {
-    s += "usage " + Num(static_cast<double>(r.usage) / 1000.0);
-  }
-  s += ", ratio " + Num(r.usage_ratio);
-  if (r.new_usage_ratio != r.usage_ratio) s += " (rebalanced " + Num(r.new_usage_ratio) + ")";
-  if (r.unready_pods + r.missing_pods > 0) {
-    s += ", " + std::to_string(r.unready_pods) + " unready and " + std::to_string(r.missing_pods) +
-         " without a value";
-  }
-  return s + " -> " + std::to_string(r.replicas) + " [" + r.rule + "]";
+HpaMetricText MakeText(const HpaMetricConfig& m) {
+  HpaMetricText t;
+  t.reason_head = StrCat(m.signal, " (", hpa::SourceTypeName(m.spec.source), ", ",
+                         hpa::TargetTypeName(m.spec.target), " ", Num(m.target), "): ");
+  const auto name = [&](std::string_view fact) { return StrCat(m.signal, ".", fact); };
+  t.target = name("target");
+  t.valid = name("valid");
+  t.usage_ratio = name("usage_ratio");
+  t.new_usage_ratio = name("new_usage_ratio");
+  t.utilization_pct = name("utilization_pct");
+  t.usage = name("usage");
+  t.proposal = name("proposal");
+  t.ready_pods = name("ready_pods");
+  t.unready_pods = name("unready_pods");
+  t.missing_pods = name("missing_pods");
+  return t;
 }
 
-void AddFacts(const MetricOutcome& o, std::vector<Fact>& facts) {
-  const std::string p = o.metric->signal + ".";
-  facts.emplace_back(p + "target", o.metric->target);
+// Appends the metric's part of the reason to `s`; `head` is its MakeText().reason_head.
+void Describe(const MetricOutcome& o, std::string_view head, std::string& s) {
   if (!o.result) {
-    facts.emplace_back(p + "valid", 0);
+    s += o.error;
     return;
   }
   const hpa::CalcResult& r = *o.result;
-  facts.emplace_back(p + "usage_ratio", r.usage_ratio);
-  facts.emplace_back(p + "new_usage_ratio", r.new_usage_ratio);
+  s += head;
   if (r.utilization) {
-    facts.emplace_back(p + "utilization_pct", *r.utilization);
+    StrAppend(s, "utilization ", *r.utilization, "%");
   } else {
-    facts.emplace_back(p + "usage", static_cast<double>(r.usage) / 1000.0);
+    StrAppend(s, "usage ", Num(static_cast<double>(r.usage) / 1000.0));
   }
-  facts.emplace_back(p + "proposal", r.replicas);
-  facts.emplace_back(p + "ready_pods", r.ready_pods);
-  facts.emplace_back(p + "unready_pods", r.unready_pods);
-  facts.emplace_back(p + "missing_pods", r.missing_pods);
+  StrAppend(s, ", ratio ", Num(r.usage_ratio));
+  if (r.new_usage_ratio != r.usage_ratio)
+    StrAppend(s, " (rebalanced ", Num(r.new_usage_ratio), ")");
+  if (r.unready_pods + r.missing_pods > 0) {
+    StrAppend(s, ", ", r.unready_pods, " unready and ", r.missing_pods, " without a value");
+  }
+  StrAppend(s, " -> ", r.replicas, " [", r.rule, "]");
+}
+
+void AddFacts(const MetricOutcome& o, const HpaMetricText& t, std::vector<Fact>& facts) {
+  facts.emplace_back(t.target, o.metric->target);
+  if (!o.result) {
+    facts.emplace_back(t.valid, 0);
+    return;
+  }
+  const hpa::CalcResult& r = *o.result;
+  facts.emplace_back(t.usage_ratio, r.usage_ratio);
+  facts.emplace_back(t.new_usage_ratio, r.new_usage_ratio);
+  if (r.utilization) {
+    facts.emplace_back(t.utilization_pct, *r.utilization);
+  } else {
+    facts.emplace_back(t.usage, static_cast<double>(r.usage) / 1000.0);
+  }
+  facts.emplace_back(t.proposal, r.replicas);
+  facts.emplace_back(t.ready_pods, r.ready_pods);
+  facts.emplace_back(t.unready_pods, r.unready_pods);
+  facts.emplace_back(t.missing_pods, r.missing_pods);
 }
 
 }  // namespace
@@ -190,6 +203,11 @@ HpaConfig HpaConfig::Parse(const config::ConfigNode& node) {
   return c;
 }
 
+HpaPolicy::HpaPolicy(HpaConfig cfg) : cfg_(std::move(cfg)) {
+  text_.reserve(cfg_.metrics.size());
+  for (const HpaMetricConfig& m : cfg_.metrics) text_.push_back(MakeText(m));
+}
+
 std::unique_ptr<Policy> HpaPolicy::Make(const config::ConfigNode& node,
                                         const WorkloadContext& ctx) {
   (void)ctx;  // min/max are the Constraints' job, as in the HPA's normalization step
@@ -207,16 +225,21 @@ Recommendation HpaPolicy::Recommend(const PolicyInput& in, PersistentState& stat
   Recommendation rec;
   rec.desired = in.current;
   std::vector<MetricOutcome> outcomes;
+  outcomes.reserve(cfg_.metrics.size());
   int invalid = 0;
   int best = 0;
   const MetricOutcome* winner = nullptr;
   for (const auto& m : cfg_.metrics) {
     outcomes.push_back(Evaluate(m, in, cfg_.tolerance));
   }
+  // Per metric: 8 facts with a result, 2 without; then current, invalid_metrics, desired.
+  rec.facts.reserve(8 * outcomes.size() + 3);
   std::string reasons;
-  for (const MetricOutcome& o : outcomes) {
-    AddFacts(o, rec.facts);
-    reasons += (reasons.empty() ? "" : "; ") + Describe(o);
+  for (size_t i = 0; i < outcomes.size(); ++i) {
+    const MetricOutcome& o = outcomes[i];
+    AddFacts(o, text_[i], rec.facts);
+    if (!reasons.empty()) reasons += "; ";
+    Describe(o, text_[i].reason_head, reasons);
     if (!o.result) {
       ++invalid;
     } else if (!winner || o.result->replicas > best) {
@@ -228,24 +251,22 @@ Recommendation HpaPolicy::Recommend(const PolicyInput& in, PersistentState& stat
   rec.facts.emplace_back("invalid_metrics", invalid);
   if (!winner) {
     rec.rule = "hpa_missing_data";
-    rec.reason =
-        "no metric could be computed, holding " + std::to_string(in.current) + ": " + reasons;
+    rec.reason = StrCat("no metric could be computed, holding ", in.current, ": ", reasons);
     return rec;
   }
   if (invalid > 0 && best < in.current) {
     // computeReplicasForMetrics: an invalid metric blocks a scale-down.
     rec.rule = "hpa_no_scale_down_on_missing_data";
-    rec.reason = "would scale down to " + std::to_string(best) + " but " + std::to_string(invalid) +
-                 " metric(s) have no data, holding " + std::to_string(in.current) + ": " + reasons;
+    rec.reason = StrCat("would scale down to ", best, " but ", invalid,
+                        " metric(s) have no data, holding ", in.current, ": ", reasons);
     return rec;
   }
   rec.valid = true;
   rec.desired = best;
   rec.facts.emplace_back("desired", best);
-  rec.rule = "hpa_" + winner->result->rule;
-  rec.reason = "desired " + std::to_string(best) + " = max over " +
-               std::to_string(outcomes.size()) + " metric(s) (" + winner->metric->signal +
-               "): " + reasons;
+  rec.rule = StrCat("hpa_", winner->result->rule);
+  rec.reason = StrCat("desired ", best, " = max over ", outcomes.size(), " metric(s) (",
+                      winner->metric->signal, "): ", reasons);
   return rec;
 }
 

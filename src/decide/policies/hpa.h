@@ -37,6 +37,14 @@ struct HpaMetricConfig {
   double request = 0;    // per-pod request, Utilization targets
 };
 
+// What only the config decides in one metric's reason and facts, made once per policy.
+struct HpaMetricText {
+  std::string reason_head;  // "concurrency (Pods, AverageValue 24): "
+  // Fact names, "<signal>.target" and so on.
+  std::string target, valid, usage_ratio, new_usage_ratio, utilization_pct, usage, proposal,
+      ready_pods, unready_pods, missing_pods;
+};
+
 struct HpaConfig {
   std::vector<HpaMetricConfig> metrics;
   double tolerance = 0.1;
@@ -46,7 +54,7 @@ struct HpaConfig {
 
 class HpaPolicy final : public Policy {
  public:
-  explicit HpaPolicy(HpaConfig cfg) : cfg_(std::move(cfg)) {}
+  explicit HpaPolicy(HpaConfig cfg);
   // The registry's factory; errors land in the node's ConfigErrors.
   static std::unique_ptr<Policy> Make(const config::ConfigNode& node, const WorkloadContext& ctx);
   std::string_view Name() const override { return "hpa"; }
@@ -55,6 +63,7 @@ class HpaPolicy final : public Policy {
 
  private:
   HpaConfig cfg_;
+  std::vector<HpaMetricText> text_;  // per metric, in cfg_.metrics order
 };
 
 // Signal value to Kubernetes milli-units (rounded up, with slack for binary fractions).

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <climits>
 #include <cmath>
-#include <map>
+#include <optional>
 
 #include "core/numeric.h"
 
@@ -73,20 +73,48 @@ Groups GroupPods(const std::vector<Pod>& pods, bool cpu, const CalcOptions& o) {
   return g;
 }
 
+// replica_calculator.go's PodMetricsInfo: a value per counted pod, by index into `pods`. A
+// flat vector, not a map: the pods are already numbered, and it is built on every evaluation.
+class PodMetrics {
+ public:
+  explicit PodMetrics(size_t pods) : values_(pods) {}
+  void Set(size_t i, int64_t v) {
+    if (!values_[i]) ++count_;
+    values_[i] = v;
+  }
+  void Erase(size_t i) {
+    if (values_[i]) --count_;
+    values_[i].reset();
+  }
+  size_t size() const { return count_; }
+  bool empty() const { return count_ == 0; }
+  // Calls f(index, value) for each counted pod, in index order.
+  template <typename Fn>
+  void ForEach(Fn&& f) const {
+    for (size_t i = 0; i < values_.size(); ++i) {
+      if (values_[i]) f(i, *values_[i]);
+    }
+  }
+
+ private:
+  std::vector<std::optional<int64_t>> values_;
+  size_t count_ = 0;
+};
+
 struct ResourceRatio {
   double ratio;
   int32_t utilization;
   int64_t raw_average;
 };
 
-Result<ResourceRatio> ResourceUtilizationRatio(const std::map<size_t, int64_t>& metrics,
+Result<ResourceRatio> ResourceUtilizationRatio(const PodMetrics& metrics,
                                                const std::vector<Pod>& pods, int64_t target) {
   int64_t metrics_total = 0;
   int64_t requests_total = 0;
-  for (const auto& [i, v] : metrics) {
+  metrics.ForEach([&](size_t i, int64_t v) {
     metrics_total += v;
     requests_total += pods[i].request;
-  }
+  });
   if (requests_total == 0) return Status::Error("no metrics returned matched known pods");
   const int64_t pct = metrics_total * 100 / requests_total;
   const int32_t util = static_cast<int32_t>(std::clamp<int64_t>(pct, INT32_MIN, INT32_MAX));
@@ -94,10 +122,9 @@ Result<ResourceRatio> ResourceUtilizationRatio(const std::map<size_t, int64_t>& 
                        metrics_total / static_cast<int64_t>(metrics.size())};
 }
 
-std::pair<double, int64_t> MetricUsageRatio(const std::map<size_t, int64_t>& metrics,
-                                            int64_t target) {
+std::pair<double, int64_t> MetricUsageRatio(const PodMetrics& metrics, int64_t target) {
   int64_t total = 0;
-  for (const auto& [i, v] : metrics) total += v;
+  metrics.ForEach([&](size_t, int64_t v) { total += v; });
   const int64_t usage = total / static_cast<int64_t>(metrics.size());
   return {static_cast<double>(usage) / static_cast<double>(target), usage};
 }
@@ -112,12 +139,12 @@ Result<CalcResult> PerPodReplicas(const MetricSpec& spec, const std::vector<Pod>
   const bool utilization = spec.target == TargetType::kUtilization;
   const bool cpu = spec.source == SourceType::kResource && spec.resource_is_cpu;
   const Groups g = GroupPods(pods, cpu, o);
-  std::map<size_t, int64_t> metrics;
+  PodMetrics metrics(pods.size());
   for (size_t i = 0; i < pods.size(); ++i) {
-    if (pods[i].value) metrics[i] = *pods[i].value;
+    if (pods[i].value) metrics.Set(i, *pods[i].value);
   }
-  for (size_t i : g.ignored) metrics.erase(i);
-  for (size_t i : g.unready) metrics.erase(i);
+  for (size_t i : g.ignored) metrics.Erase(i);
+  for (size_t i : g.unready) metrics.Erase(i);
   if (metrics.empty()) {
     return Status::Error("did not receive metrics for targeted pods (pods might be unready)");
   }
@@ -126,7 +153,7 @@ Result<CalcResult> PerPodReplicas(const MetricSpec& spec, const std::vector<Pod>
       if (!p.has_request) return Status::Error("missing request for pod " + p.name);
     }
   }
-  auto ratio_of = [&](const std::map<size_t, int64_t>& m) -> Result<ResourceRatio> {
+  auto ratio_of = [&](const PodMetrics& m) -> Result<ResourceRatio> {
     if (utilization) return ResourceUtilizationRatio(m, pods, spec.target_value);
     auto [r, usage] = MetricUsageRatio(m, spec.target_value);
     return ResourceRatio{r, 0, usage};
@@ -158,15 +185,16 @@ Result<CalcResult> PerPodReplicas(const MetricSpec& spec, const std::vector<Pod>
     if (ratio < 1.0) {
       // Scale-down: a pod without a metric is assumed to use its share in full.
       for (size_t i : g.missing) {
-        metrics[i] = utilization ? pods[i].request * std::max<int64_t>(100, spec.target_value) / 100
-                                 : spec.target_value;
+        metrics.Set(i, utilization
+                           ? pods[i].request * std::max<int64_t>(100, spec.target_value) / 100
+                           : spec.target_value);
       }
     } else if (ratio > 1.0) {
-      for (size_t i : g.missing) metrics[i] = 0;  // scale-up: assumed idle
+      for (size_t i : g.missing) metrics.Set(i, 0);  // scale-up: assumed idle
     }
   }
   if (scale_up_with_unready) {
-    for (size_t i : g.unready) metrics[i] = 0;
+    for (size_t i : g.unready) metrics.Set(i, 0);
   }
   ASSIGN_OR_RETURN(const ResourceRatio second, ratio_of(metrics));
   const double new_ratio = second.ratio;

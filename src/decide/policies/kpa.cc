@@ -1,12 +1,12 @@
 #include "decide/policies/kpa.h"
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
-#include <cstdio>
 #include <optional>
+#include <string>
 
 #include "core/numeric.h"
+#include "decide/text.h"
 
 namespace aiscale::decide {
 namespace {
@@ -14,17 +14,26 @@ namespace {
 constexpr int64_t kNsPerSecond = 1'000'000'000;
 // PersistentState keys. Times are kept as {whole seconds, nanoseconds} so that the window
 // comparisons stay exact to the nanosecond after a save and load.
-constexpr const char* kInitialized = "kpa.initialized";
-constexpr const char* kPanicTime = "kpa.panic_time";
-constexpr const char* kMaxPanicPods = "kpa.max_panic_pods";
-constexpr const char* kLastNonZero = "kpa.last_nonzero";
+// Made once as std::string: a lookup by `const char*` builds a string per call (past the
+// small-string size, an allocation), several per workload per tick.
+struct StateKeys {
+  std::string initialized = "kpa.initialized";
+  std::string panic_time = "kpa.panic_time";
+  std::string max_panic_pods = "kpa.max_panic_pods";
+  std::string last_nonzero = "kpa.last_nonzero";
+};
+
+const StateKeys& Keys() {
+  static const StateKeys keys;
+  return keys;
+}
 
 int64_t FloorSecond(TimePoint t) {
   const int64_t ns = t.time_since_epoch().count();
   return ns >= 0 ? ns / kNsPerSecond : -((-ns + kNsPerSecond - 1) / kNsPerSecond);
 }
 
-void SetTime(PersistentState& s, const char* key, std::optional<TimePoint> t) {
+void SetTime(PersistentState& s, const std::string& key, std::optional<TimePoint> t) {
   std::vector<double>& v = s.Vec(key);
   v.clear();
   if (!t) return;
@@ -33,7 +42,7 @@ void SetTime(PersistentState& s, const char* key, std::optional<TimePoint> t) {
        static_cast<double>(t->time_since_epoch().count() - sec * kNsPerSecond)};
 }
 
-std::optional<TimePoint> GetTime(const PersistentState& s, const char* key) {
+std::optional<TimePoint> GetTime(const PersistentState& s, const std::string& key) {
   const std::vector<double>* v = s.FindVec(key);
   if (v == nullptr || v->size() != 2) return std::nullopt;
   // Restored state is data: saturate rather than overflow on a corrupt or foreign value.
@@ -41,13 +50,8 @@ std::optional<TimePoint> GetTime(const PersistentState& s, const char* key) {
                                           SaturatingToInt64((*v)[1]))));
 }
 
-// "%.6g" as printf writes it: std::to_chars is specified to produce printf's output for a
-// precision, at a fraction of the cost (formatting was a sixth of a tick: bench/controller_bench).
-std::string Num(double v) {
-  char buf[32];
-  const auto r = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::general, 6);
-  return std::string(buf, r.ptr);
-}
+// "%.6g" as printf writes it (decide/text.h).
+GNum Num(double v) { return {v, 6}; }
 
 Recommendation Hold(std::string rule, std::string reason) {
   Recommendation r;
@@ -69,9 +73,8 @@ KpaConfig KpaConfig::Parse(const config::ConfigNode& node) {
       node.DurationSeconds("stable_window", c.stable_window_s, config::Between(6, 3600));
   if (c.stable_window_s != std::floor(c.stable_window_s)) {
     node.ErrorAt("stable_window",
-                 "must be a whole number of seconds (the KPA averages 1 s "
-                 "buckets), got " +
-                     Num(c.stable_window_s));
+                 StrCat("must be a whole number of seconds (the KPA averages 1 s buckets), got ",
+                        Num(c.stable_window_s)));
   }
   c.panic_window_percentage =
       node.Number("panic_window_percentage", c.panic_window_percentage, config::Between(1, 100));
@@ -103,6 +106,9 @@ KpaParams KpaConfig::Params() const {
   return p;
 }
 
+KpaPolicy::KpaPolicy(KpaConfig c)
+    : c_(std::move(c)), params_(c_.Params()), target_text_(StrCat(Num(params_.target))) {}
+
 std::vector<std::string> KpaPolicy::OptionalSignals() const {
   if (c_.activation_signal.empty()) return {};
   return {c_.activation_signal};
@@ -110,29 +116,28 @@ std::vector<std::string> KpaPolicy::OptionalSignals() const {
 
 std::vector<KpaBucket> KpaBucketsFromSamples(const std::vector<Sample>& samples, TimePoint now,
                                              int window_buckets) {
-  // Average the samples of each second first: each one is already a total over replicas.
-  std::vector<KpaBucket> per_second;
-  std::vector<int> counts;
-  for (const Sample& s : samples) {
-    const int64_t sec = FloorSecond(s.at);
-    if (!per_second.empty() && per_second.back().second == sec) {
-      per_second.back().value += s.value;
-      ++counts.back();
-    } else {
-      per_second.push_back({sec, s.value});
-      counts.push_back(1);
-    }
-  }
-  for (size_t i = 0; i < per_second.size(); ++i) per_second[i].value /= counts[i];
-
   const int64_t now_s = FloorSecond(now);
   std::vector<KpaBucket> out;
-  for (size_t i = 0; i < per_second.size(); ++i) {
-    const int64_t from = per_second[i].second;
-    const int64_t next = i + 1 < per_second.size() ? per_second[i + 1].second : now_s + 1;
+  if (samples.empty()) return out;
+  // One bucket per second from the first sample to now at most; the policy's history spans
+  // two windows, so this reserves once for it.
+  const int64_t span = now_s - FloorSecond(samples.front().at) + 1;
+  out.reserve(static_cast<size_t>(std::clamp<int64_t>(span, 0, 2 * int64_t{window_buckets} + 2)));
+  size_t i = 0;
+  while (i < samples.size()) {
+    // Average the samples of each second first: each one is already a total over replicas.
+    const int64_t from = FloorSecond(samples[i].at);
+    double sum = samples[i].value;
+    int count = 1;
+    for (++i; i < samples.size() && FloorSecond(samples[i].at) == from; ++i) {
+      sum += samples[i].value;
+      ++count;
+    }
+    const double value = sum / count;
+    const int64_t next = i < samples.size() ? FloorSecond(samples[i].at) : now_s + 1;
     // A whole window without samples is a real gap (Knative resets there), not a long tick.
     const int64_t to = next - from >= window_buckets ? from : next - 1;
-    for (int64_t s = from; s <= to && s <= now_s; ++s) out.push_back({s, per_second[i].value});
+    for (int64_t s = from; s <= to && s <= now_s; ++s) out.push_back({s, value});
   }
   return out;
 }
@@ -165,32 +170,31 @@ Recommendation KpaPolicy::Activate(const PolicyInput& in, PersistentState& state
   r.desired = std::max({in.current, c_.activation_scale, ClampToInt(capped, 0, kMaxReplicaCount)});
   r.valid = true;
   r.rule = "activate";
-  r.reason = c_.activation_signal + " = " + Num(act.sum) + " with no ready replicas: ceil(" +
-             Num(act.sum) + " / " + Num(params_.target) + ") = " + Num(need) +
-             ", at least activation_scale " + std::to_string(c_.activation_scale) + " -> " +
-             std::to_string(r.desired);
+  r.reason = StrCat(c_.activation_signal, " = ", Num(act.sum), " with no ready replicas: ceil(",
+                    Num(act.sum), " / ", target_text_, ") = ", Num(need),
+                    ", at least activation_scale ", c_.activation_scale, " -> ", r.desired);
   std::optional<TimePoint> last = in.now;
-  SetTime(state, kLastNonZero, last);
+  SetTime(state, Keys().last_nonzero, last);
   return r;
 }
 
 Recommendation KpaPolicy::Recommend(const PolicyInput& in, PersistentState& state) const {
-  if (state.Get(kInitialized, 0) == 0) {
+  if (state.Get(Keys().initialized, 0) == 0) {
     // Knative starts a new autoscaler in panic when more than one pod is ready, so that a
     // restart (which loses the metric history) cannot scale down before data accumulates.
-    state.Set(kInitialized, 1);
-    SetTime(state, kPanicTime,
+    state.Set(Keys().initialized, 1);
+    SetTime(state, Keys().panic_time,
             in.ready > 1 ? std::optional<TimePoint>(in.now) : std::optional<TimePoint>());
-    state.Set(kMaxPanicPods, in.ready);
-    SetTime(state, kLastNonZero,
+    state.Set(Keys().max_panic_pods, in.ready);
+    SetTime(state, Keys().last_nonzero,
             c_.allow_zero_initial_scale ? std::optional<TimePoint>() : std::optional(in.now));
   }
 
   const SignalSnapshot& snap = in.signals.Get(c_.signal);
   if (!snap.ok()) {
     if (in.ready == 0 && !c_.activation_signal.empty()) return Activate(in, state);
-    return Hold("no_data", c_.signal + " is " + std::string(SignalStatusName(snap.status)) + " (" +
-                               snap.detail + "); holding at " + std::to_string(in.current));
+    return Hold("no_data", StrCat(c_.signal, " is ", SignalStatusName(snap.status), " (",
+                                  snap.detail, "); holding at ", in.current));
   }
 
   const int stable_buckets = static_cast<int>(c_.stable_window_s);
@@ -202,50 +206,51 @@ Recommendation KpaPolicy::Recommend(const PolicyInput& in, PersistentState& stat
   const KpaWindow stable = KpaWindowAverage(buckets, now_s, stable_buckets);
   const KpaWindow panic = KpaWindowAverage(buckets, now_s, panic_buckets);
   if (stable.empty) {
-    return Hold("no_data", "no " + c_.signal + " samples in the last " + Num(c_.stable_window_s) +
-                               " s; holding");
+    return Hold("no_data", StrCat("no ", c_.signal, " samples in the last ",
+                                  Num(c_.stable_window_s), " s; holding"));
   }
 
   KpaPanicState ps;
-  ps.panic_time = GetTime(state, kPanicTime);
-  ps.max_panic_pods = ClampToInt(state.Get(kMaxPanicPods, 0), 0, kMaxReplicaCount);
+  ps.panic_time = GetTime(state, Keys().panic_time);
+  ps.max_panic_pods = ClampToInt(state.Get(Keys().max_panic_pods, 0), 0, kMaxReplicaCount);
   const KpaDecision d = KpaScale(params_, stable.value, panic.value, in.ready, in.now, ps);
-  SetTime(state, kPanicTime, ps.panic_time);
-  state.Set(kMaxPanicPods, ps.max_panic_pods);
+  SetTime(state, Keys().panic_time, ps.panic_time);
+  state.Set(Keys().max_panic_pods, ps.max_panic_pods);
 
-  std::optional<TimePoint> last_nonzero = GetTime(state, kLastNonZero);
+  std::optional<TimePoint> last_nonzero = GetTime(state, Keys().last_nonzero);
   const KpaZeroGate gate = KpaApplyScaleToZero(
       d.desired, in.current, in.now, Seconds(c_.scale_to_zero_grace_period_s), last_nonzero);
-  SetTime(state, kLastNonZero, last_nonzero);
+  SetTime(state, Keys().last_nonzero, last_nonzero);
 
   Recommendation r;
   r.valid = true;
   r.desired = gate.desired;
-  const std::string avgs = "total " + c_.signal + " stable avg " + Num(stable.value) + " over " +
-                           std::to_string(stable_buckets) + " s, panic avg " + Num(panic.value) +
-                           " over " + std::to_string(panic_buckets) + " s, target " +
-                           Num(params_.target) + " per replica, ready " + std::to_string(in.ready);
   if (d.in_panic) {
     r.rule = "panic";
-    r.reason = "panic (" + std::string(KpaPanicEventName(d.event)) + "): " + avgs +
-               "; desired stable " + std::to_string(d.desired_stable) + ", panic " +
-               std::to_string(d.desired_panic) + ", holding max " +
-               std::to_string(ps.max_panic_pods) + " -> " + std::to_string(d.desired);
+    StrAppend(r.reason, "panic (", KpaPanicEventName(d.event), "): ");
   } else {
     r.rule = "stable";
-    r.reason = std::string(d.event == KpaPanicEvent::kLeft ? "left panic; " : "") + avgs +
-               ": ceil(" + Num(stable.value) + " / " + Num(params_.target) +
-               ") = " + Num(d.desired_stable_raw) + ", limited to [" + Num(d.max_scale_down) +
-               ", " + Num(d.max_scale_up) + "] -> " + std::to_string(d.desired);
+    if (d.event == KpaPanicEvent::kLeft) r.reason = "left panic; ";
+  }
+  StrAppend(r.reason, "total ", c_.signal, " stable avg ", Num(stable.value), " over ",
+            stable_buckets, " s, panic avg ", Num(panic.value), " over ", panic_buckets,
+            " s, target ", target_text_, " per replica, ready ", in.ready);
+  if (d.in_panic) {
+    StrAppend(r.reason, "; desired stable ", d.desired_stable, ", panic ", d.desired_panic,
+              ", holding max ", ps.max_panic_pods, " -> ", d.desired);
+  } else {
+    StrAppend(r.reason, ": ceil(", Num(stable.value), " / ", target_text_,
+              ") = ", Num(d.desired_stable_raw), ", limited to [", Num(d.max_scale_down), ", ",
+              Num(d.max_scale_up), "] -> ", d.desired);
   }
   if (gate.waiting) {
     r.rule = "scale_to_zero_grace";
-    r.reason += "; no demand for " + Num(gate.idle_s) + " s of the " +
-                Num(c_.scale_to_zero_grace_period_s) + " s grace period: holding at 1";
+    StrAppend(r.reason, "; no demand for ", Num(gate.idle_s), " s of the ",
+              Num(c_.scale_to_zero_grace_period_s), " s grace period: holding at 1");
   } else if (d.desired == 0 && gate.desired == 0) {
     r.rule = "scale_to_zero";
-    r.reason += "; no demand for " + Num(gate.idle_s) + " s (grace " +
-                Num(c_.scale_to_zero_grace_period_s) + " s): scale to zero";
+    StrAppend(r.reason, "; no demand for ", Num(gate.idle_s), " s (grace ",
+              Num(c_.scale_to_zero_grace_period_s), " s): scale to zero");
   }
   r.facts = {{"stable_avg", stable.value},         {"panic_avg", panic.value},
              {"desired_stable", d.desired_stable}, {"desired_panic", d.desired_panic},

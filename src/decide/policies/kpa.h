@@ -61,7 +61,7 @@ struct KpaConfig {
 
 class KpaPolicy final : public Policy {
  public:
-  explicit KpaPolicy(KpaConfig c) : c_(std::move(c)), params_(c_.Params()) {}
+  explicit KpaPolicy(KpaConfig c);
   std::string_view Name() const override { return "kpa"; }
   Recommendation Recommend(const PolicyInput& in, PersistentState& state) const override;
   // The demand signal only: a missing `activation_signal` must not veto a scale-down.
@@ -74,6 +74,7 @@ class KpaPolicy final : public Policy {
 
   KpaConfig c_;
   KpaParams params_;
+  std::string target_text_;  // params_.target as the reasons write it, formatted once
 };
 
 // The registry's factory for `name: kpa`.

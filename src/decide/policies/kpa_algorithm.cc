@@ -34,15 +34,22 @@ KpaWindow KpaWindowAverage(const std::vector<KpaBucket>& buckets, int64_t now_se
   out.empty = false;
   if (since_last >= w) return out;  // nothing left inside the window: 0
 
-  // The first write is reset whenever a whole window passed between two writes.
-  int64_t first_write = buckets.front().second;
-  for (auto it = std::next(buckets.begin()); it != end; ++it) {
-    if (it->second - std::prev(it)->second >= w) first_write = it->second;
-  }
+  // The first write is reset whenever a whole window passed between two writes: the last such
+  // write. Only one inside the window changes the result (one at or before window_start counts
+  // the same as the very first write), so the search goes back from the newest to there.
   const int64_t window_start = now_second - w + 1;
+  int64_t first_write = buckets.front().second;
+  for (auto it = std::prev(end); it != buckets.begin() && it->second > window_start; --it) {
+    if (it->second - std::prev(it)->second >= w) {
+      first_write = it->second;
+      break;
+    }
+  }
   double total = 0;
-  for (auto it = buckets.begin(); it != end; ++it) {
-    if (it->second >= window_start && it->second >= first_write) total += it->value;
+  auto from = std::lower_bound(buckets.begin(), end, window_start,
+                               [](const KpaBucket& b, int64_t s) { return b.second < s; });
+  for (auto it = from; it != end; ++it) {
+    if (it->second >= first_write) total += it->value;
   }
   // Only the part of the window with data counts: from the first write (inclusive) and not
   // the seconds since the last write.

@@ -1,22 +1,16 @@
 #include "decide/policies/predictive.h"
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
-#include <cstdio>
 
 #include "core/numeric.h"
+#include "decide/text.h"
 
 namespace aiscale::decide {
 namespace {
 
-// "%.4g" as printf writes it: std::to_chars is specified to produce printf's output for a
-// precision, at a fraction of the cost (formatting was a sixth of a tick: bench/controller_bench).
-std::string Num(double v) {
-  char buf[32];
-  const auto r = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::general, 4);
-  return std::string(buf, r.ptr);
-}
+// "%.4g" as printf writes it (decide/text.h).
+GNum Num(double v) { return {v, 4}; }
 
 // Keys of the policy's PersistentState; prefixes for the forecaster and error views.
 constexpr const char* kAgg = "agg";     // [open bucket index, sum of tick values, tick count]
@@ -44,6 +38,8 @@ PredictivePolicy::PredictivePolicy(PredictiveConfig cfg) : cfg_(std::move(cfg)) 
   // Below one replica's worth the ceil() already leaves that much head-room (docs).
   eq_params_.relative_floor = cfg_.capacity_per_replica * cfg_.target_utilization;
   eq_params_.pending = static_cast<size_t>(cfg_.horizon_buckets()) + 1;
+  lead_text_ = StrCat(Num(cfg_.lead_s));
+  quantile_text_ = StrCat(Num(cfg_.quantile * 100));
 }
 
 std::vector<std::string> PredictivePolicy::Signals() const {
@@ -169,6 +165,7 @@ Recommendation PredictivePolicy::Recommend(const PolicyInput& in, PersistentStat
   const SignalSnapshot& demand = in.signals.Get(cfg_.signal);
 
   Recommendation r;
+  r.facts.reserve(16);  // the 13 below, state_reset, raw, after_slow_down
   r.facts = {{"forecast", f},
              {"margin", margin},
              {"lead_s", cfg_.lead_s},
@@ -183,10 +180,6 @@ Recommendation PredictivePolicy::Recommend(const PolicyInput& in, PersistentStat
              {"errors", static_cast<double>(eq.count())},
              {"error_quantile", eq.Quantile()}};
   if (reset) r.facts.push_back({"state_reset", 1});
-  const std::string sizing = "forecast " + Num(f) + " at now+" + Num(cfg_.lead_s) + "s + margin " +
-                             Num(margin) + " (p" + Num(cfg_.quantile * 100) + " of " +
-                             std::to_string(eq.count()) + " misses) needs " +
-                             std::to_string(forecast_need);
 
   if (!demand.ok()) {
     const std::string why = cfg_.signal + " is " + std::string(SignalStatusName(demand.status)) +
@@ -216,14 +209,19 @@ Recommendation PredictivePolicy::Recommend(const PolicyInput& in, PersistentStat
   if (!trusted) {
     raw = reactive.need;
     r.rule = "fallback_reactive";
-    r.reason = "forecast not trusted yet (" + std::to_string(eq.count()) + " of " +
-               std::to_string(cfg_.min_errors) + " scored buckets); reactive needs " +
-               std::to_string(reactive.need);
+    r.reason = StrCat("forecast not trusted yet (", eq.count(), " of ", cfg_.min_errors,
+                      " scored buckets); reactive needs ", reactive.need);
   } else {
     raw = std::max(forecast_need, reactive.need);
     r.rule = forecast_need >= reactive.need ? "forecast" : "reactive";
-    r.reason = sizing + "; reactive " +
-               (reactive.ok ? "needs " + std::to_string(reactive.need) : "has no data");
+    r.reason =
+        StrCat("forecast ", Num(f), " at now+", lead_text_, "s + margin ", Num(margin), " (p",
+               quantile_text_, " of ", eq.count(), " misses) needs ", forecast_need, "; reactive ");
+    if (reactive.ok) {
+      StrAppend(r.reason, "needs ", reactive.need);
+    } else {
+      r.reason += "has no data";
+    }
   }
   if (!cfg_.scale_to_zero) raw = std::max(raw, 1);
   const int desired = SlowDown(raw, in, state);
@@ -233,9 +231,8 @@ Recommendation PredictivePolicy::Recommend(const PolicyInput& in, PersistentStat
   r.valid = true;
   if (desired > raw) {
     r.rule = "hold_down";
-    r.reason += "; held at " + std::to_string(desired) + " by the " +
-                Num(cfg_.scale_down_window_s) + " s scale-down window" +
-                (cfg_.scale_down_rate > 0 ? " and rate limit" : "");
+    StrAppend(r.reason, "; held at ", desired, " by the ", Num(cfg_.scale_down_window_s),
+              " s scale-down window", cfg_.scale_down_rate > 0 ? " and rate limit" : "");
   }
   if (!reactive.ok && r.desired < in.current) {
     r.desired = in.current;

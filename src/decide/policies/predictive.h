@@ -96,6 +96,9 @@ class PredictivePolicy final : public Policy {
 
   PredictiveConfig cfg_;
   forecast::ErrorQuantileParams eq_params_;
+  // Config numbers as the reasons write them, formatted once: lead_s and quantile * 100.
+  std::string lead_text_;
+  std::string quantile_text_;
 };
 
 }  // namespace aiscale::decide

@@ -75,7 +75,8 @@ void TrackSizeChanges(TrainingTick& k) {
 void TrackPhase(TrainingTick& k, double dt) {
   TrainingState& t = k.t;
   const PhaseDetector detector(k.c.phase);
-  k.ph = detector.Update(PhaseReading{k.x.phase, k.x.util, k.x.samples}, k.now, k.state, "tr.pd");
+  static const PhaseKeys keys("tr.pd");  // made once: the policy updates every tick
+  k.ph = detector.Update(PhaseReading{k.x.phase, k.x.util, k.x.samples}, k.now, k.state, keys);
   const PhaseEstimate& ph = k.ph;
   if (ph.changed && ph.ended && *ph.ended != Phase::kCompute && !t.phase_resized &&
       t.phase_size > 0 && ph.ended_length_s > 0) {
@@ -177,17 +178,23 @@ TrainingInputs ReadTrainingInputs(const WorkloadSignals& s) {
   return x;
 }
 
-TrainingFits TrainingFits::Load(const PersistentState& s, const ThroughputPrior& prior) {
-  return {ThroughputModel::Load(s, "tr.load", prior), ThroughputModel::Load(s, "tr.compute", prior),
-          ThroughputModel::Load(s, "tr.dur_load", prior),
-          ThroughputModel::Load(s, "tr.dur_eval", prior)};
+TrainingFits::Slots TrainingFits::Find(PersistentState& s) {
+  // Made once: three of the four keys are past the small-string size.
+  static const std::array<std::string, 4> keys = {"tr.load.buckets", "tr.compute.buckets",
+                                                  "tr.dur_load.buckets", "tr.dur_eval.buckets"};
+  return {&s.Vec(keys[0]), &s.Vec(keys[1]), &s.Vec(keys[2]), &s.Vec(keys[3])};
 }
 
-void TrainingFits::Save(PersistentState& s) const {
-  load.Save(s, "tr.load");
-  compute.Save(s, "tr.compute");
-  dur_load.Save(s, "tr.dur_load");
-  dur_eval.Save(s, "tr.dur_eval");
+TrainingFits TrainingFits::Load(const Slots& slots, const ThroughputPrior& prior) {
+  return {ThroughputModel::LoadFrom(*slots[0], prior), ThroughputModel::LoadFrom(*slots[1], prior),
+          ThroughputModel::LoadFrom(*slots[2], prior), ThroughputModel::LoadFrom(*slots[3], prior)};
+}
+
+void TrainingFits::Save(const Slots& slots) const {
+  load.SaveTo(*slots[0]);
+  compute.SaveTo(*slots[1]);
+  dur_load.SaveTo(*slots[2]);
+  dur_eval.SaveTo(*slots[3]);
 }
 
 namespace {
@@ -200,8 +207,9 @@ ThroughputPrior PriorFor(const TrainingConfig& c, const TrainingState& t) {
   return prior;
 }
 
-TrainingState LoadState(const TrainingConfig& c, const PolicyInput& in, PersistentState& st) {
-  TrainingState t = TrainingState::Load(st);
+TrainingState LoadState(const TrainingConfig& c, const PolicyInput& in,
+                        const TrainingStateSlots& slots) {
+  TrainingState t = slots.Load();
   if (!t.initialized) {
     t.initialized = true;
     t.last_asked = in.current;
@@ -224,8 +232,10 @@ TrainingTick::TrainingTick(const TrainingConfig& cfg, const WorkloadContext& wct
       now(SinceEpochSeconds(pin.now)),
       g(std::max(1, wctx.granularity)),
       x(ReadTrainingInputs(pin.signals)),
-      t(LoadState(cfg, pin, st)),
-      fits(TrainingFits::Load(st, PriorFor(cfg, t))) {}
+      slots(st),
+      t(LoadState(cfg, pin, slots)),
+      fit_slots(TrainingFits::Find(st)),
+      fits(TrainingFits::Load(fit_slots, PriorFor(cfg, t))) {}
 
 double TrainingTick::Y(const ThroughputModel& m, int n) {
   return m.SecondsPerSample(n).value_or(kTrainingHuge);
@@ -246,8 +256,8 @@ double TrainingTick::PhaseTime(Phase p, int n, bool current_phase) const {
 }
 
 void TrainingTick::Save() {
-  t.Save(state);
-  fits.Save(state);
+  slots.Save(t);
+  fits.Save(fit_slots);
 }
 
 void ObserveTick(TrainingTick& k) {
@@ -259,6 +269,8 @@ void ObserveTick(TrainingTick& k) {
   TrackPhase(k, dt);
   Learn(k, dt);
   Recommendation& rec = k.rec;
+  // The 8 below and a rule's: RuleRescale, the longest, adds about 30.
+  rec.facts.reserve(40);
   rec.desired = k.in.current;
   rec.valid = true;
   k.Fact("current", k.in.current);

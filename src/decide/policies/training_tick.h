@@ -7,8 +7,11 @@
 // PersistentState passed to Recommend is the only memory, loaded once and saved once.
 #pragma once
 
+#include <array>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "core/policy.h"
 #include "decide/policies/training.h"
@@ -29,8 +32,13 @@ struct TrainingFits {
   ThroughputModel dur_load;
   ThroughputModel dur_eval;
 
-  static TrainingFits Load(const PersistentState& s, const ThroughputPrior& prior);
-  void Save(PersistentState& s) const;
+  // Where the four live in a state, found once per tick; keys missing are added empty, as
+  // Save would add them. Valid while no key of the state is erased.
+  using Slots = std::array<std::vector<double>*, 4>;
+  static Slots Find(PersistentState& s);
+
+  static TrainingFits Load(const Slots& slots, const ThroughputPrior& prior);
+  void Save(const Slots& slots) const;
 };
 
 // This tick's readings (means of the job's signals).
@@ -50,7 +58,9 @@ struct TrainingTick {
   double now = 0;
   int g = 1;  // granularity
   TrainingInputs x;
+  TrainingStateSlots slots;  // where `t` is loaded from and saved to
   TrainingState t;
+  TrainingFits::Slots fit_slots;  // where `fits` is loaded from and saved to
   TrainingFits fits;
   PhaseEstimate ph;
   bool restarting = false;
@@ -62,7 +72,7 @@ struct TrainingTick {
 
   TrainingTick(const TrainingConfig& cfg, const WorkloadContext& wctx, const PolicyInput& pin,
                PersistentState& st);
-  void Fact(const std::string& k, double v) { rec.facts.emplace_back(k, v); }
+  void Fact(std::string_view k, double v) { rec.facts.emplace_back(std::string(k), v); }
   // Relative duration of a sample-less phase at n nodes (any scale, consistent across n).
   double PhaseTime(signals::Phase p, int n, bool current_phase) const;
   // Seconds per sample of model m at n; huge without data.

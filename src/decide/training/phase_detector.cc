@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "decide/text.h"
+
 namespace aiscale::decide {
 namespace {
 
@@ -46,17 +48,27 @@ std::optional<Phase> PhaseDetector::Classify(const PhaseReading& r,
   return u < load_max ? Phase::kLoad : Phase::kEval;
 }
 
+PhaseKeys::PhaseKeys(std::string_view prefix)
+    : phase(StrCat(prefix, ".phase")),
+      since(StrCat(prefix, ".since")),
+      cand(StrCat(prefix, ".cand")),
+      cand_since(StrCat(prefix, ".cand_since")),
+      len(StrCat(prefix, ".len")),
+      count(StrCat(prefix, ".count")),
+      var(StrCat(prefix, ".var")) {}
+
 PhaseEstimate PhaseDetector::Update(const PhaseReading& r, double now_s, PersistentState& state,
                                     const std::string& prefix) const {
-  const std::string k_phase = prefix + ".phase", k_since = prefix + ".since";
-  const std::string k_cand = prefix + ".cand", k_cand_since = prefix + ".cand_since";
-  const std::string k_len = prefix + ".len", k_count = prefix + ".count";
-  const std::string k_var = prefix + ".var";
-  std::optional<Phase> cur = FromState(state.Get(k_phase, -1));
-  double since = state.Get(k_since, now_s);
-  std::vector<double>& len = state.Vec(k_len);
-  std::vector<double>& count = state.Vec(k_count);
-  std::vector<double>& var = state.Vec(k_var);
+  return Update(r, now_s, state, PhaseKeys(prefix));
+}
+
+PhaseEstimate PhaseDetector::Update(const PhaseReading& r, double now_s, PersistentState& state,
+                                    const PhaseKeys& keys) const {
+  std::optional<Phase> cur = FromState(state.Get(keys.phase, -1));
+  double since = state.Get(keys.since, now_s);
+  std::vector<double>& len = state.Vec(keys.len);
+  std::vector<double>& count = state.Vec(keys.count);
+  std::vector<double>& var = state.Vec(keys.var);
   len.resize(3, 0);
   count.resize(3, 0);
   var.resize(3, 0);
@@ -68,22 +80,22 @@ PhaseEstimate PhaseDetector::Update(const PhaseReading& r, double now_s, Persist
   if (r.reported) {
     next = r.reported;
     e.source = "reported";
-    state.Set(k_cand, -1);
+    state.Set(keys.cand, -1);
   } else if (!seen || seen == cur) {
     e.source = cur ? (seen ? "inferred" : "held") : "unknown";
-    state.Set(k_cand, -1);
+    state.Set(keys.cand, -1);
   } else {
     // A different phase: adopt it once it has persisted dwell_s (at once when none is known).
-    if (FromState(state.Get(k_cand, -1)) != seen) {
-      state.Set(k_cand, ToState(seen));
-      state.Set(k_cand_since, now_s);
+    if (FromState(state.Get(keys.cand, -1)) != seen) {
+      state.Set(keys.cand, ToState(seen));
+      state.Set(keys.cand_since, now_s);
     }
-    const double cand_since = state.Get(k_cand_since, now_s);
+    const double cand_since = state.Get(keys.cand_since, now_s);
     if (!cur || now_s - cand_since >= c_.dwell_s) {
       next = seen;
       // The change happened when it was first seen, not when the dwell ran out.
       if (cur) change_at = std::max(since, cand_since);
-      state.Set(k_cand, -1);
+      state.Set(keys.cand, -1);
     }
     e.source = "inferred";
   }
@@ -107,9 +119,9 @@ PhaseEstimate PhaseDetector::Update(const PhaseReading& r, double now_s, Persist
     }
     since = change_at;
     e.changed = cur.has_value();
-    state.Set(k_phase, ToState(next));
+    state.Set(keys.phase, ToState(next));
   }
-  state.Set(k_since, since);
+  state.Set(keys.since, since);
   e.phase = next;
   if (!next) return e;
   const int i = static_cast<int>(*next);

@@ -17,6 +17,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "core/signal.h"
 #include "core/state.h"
@@ -50,6 +51,13 @@ struct PhaseEstimate {
   double ended_length_s = 0;                   // and how long it lasted
 };
 
+// A detector's state keys, "<prefix>.phase" and so on: a caller that updates every tick makes
+// them once.
+struct PhaseKeys {
+  explicit PhaseKeys(std::string_view prefix);
+  std::string phase, since, cand, cand_since, len, count, var;
+};
+
 class PhaseDetector {
  public:
   explicit PhaseDetector(PhaseDetectorConfig c = {}) : c_(c) {}
@@ -61,6 +69,8 @@ class PhaseDetector {
   // Advances the detector to `now_s` (seconds, non-decreasing) with this tick's reading.
   PhaseEstimate Update(const PhaseReading& r, double now_s, PersistentState& state,
                        const std::string& prefix) const;
+  PhaseEstimate Update(const PhaseReading& r, double now_s, PersistentState& state,
+                       const PhaseKeys& keys) const;
 
  private:
   PhaseDetectorConfig c_;

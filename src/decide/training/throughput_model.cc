@@ -178,10 +178,10 @@ void ThroughputModel::Refit() const {
   double best_j = positive(best) ? objective(best) : std::numeric_limits<double>::infinity();
   // Active sets: b and c may be held at 0 (their bound); a is always free.
   for (int mask = 0; mask < 4; ++mask) {
-    std::vector<int> free = {0};
-    if (!(mask & 1)) free.push_back(1);
-    if (!(mask & 2)) free.push_back(2);
-    const int k = static_cast<int>(free.size());
+    std::array<int, kParams> free = {0, 0, 0};
+    int k = 1;
+    if (!(mask & 1)) free[k++] = 1;
+    if (!(mask & 2)) free[k++] = 2;
     std::array<std::array<double, kParams>, kParams> ms{};
     std::array<double, kParams> vs{}, xs{};
     for (int i = 0; i < k; ++i) {
@@ -248,7 +248,10 @@ const std::string& ThroughputModel::BucketsKey(const std::string& prefix) {
 }
 
 void ThroughputModel::Save(PersistentState& state, const std::string& prefix) const {
-  std::vector<double>& v = state.Vec(BucketsKey(prefix));
+  SaveTo(state.Vec(BucketsKey(prefix)));
+}
+
+void ThroughputModel::SaveTo(std::vector<double>& v) const {
   v.clear();
   for (const Bucket& b : buckets_) {
     v.insert(v.end(), {static_cast<double>(b.nodes), b.count, b.w, b.wy, b.util_s, b.util_t});
@@ -257,20 +260,20 @@ void ThroughputModel::Save(PersistentState& state, const std::string& prefix) co
 
 ThroughputModel ThroughputModel::Load(const PersistentState& state, const std::string& prefix,
                                       ThroughputPrior prior) {
-  ThroughputModel m(prior);
   const std::vector<double>* v = state.FindVec(BucketsKey(prefix));
-  if (v) {
-    for (size_t i = 0; i + kFields <= v->size() && m.buckets_.size() < kMaxBuckets; i += kFields) {
-      Bucket b{ClampToInt((*v)[i], 0, kMaxReplicaCount),
-               (*v)[i + 1],
-               (*v)[i + 2],
-               (*v)[i + 3],
-               (*v)[i + 4],
-               (*v)[i + 5]};
-      // State from a store is input: skip anything that could not have been written by Add.
-      if (b.nodes < 1 || !(b.w > 0) || !(b.wy > 0) || !std::isfinite(b.w + b.wy)) continue;
-      m.buckets_.push_back(b);
-    }
+  if (!v) return LoadFrom({}, prior);
+  return LoadFrom(*v, prior);
+}
+
+ThroughputModel ThroughputModel::LoadFrom(const std::vector<double>& v, ThroughputPrior prior) {
+  ThroughputModel m(prior);
+  m.buckets_.reserve(std::min<size_t>(v.size() / kFields, kMaxBuckets));
+  for (size_t i = 0; i + kFields <= v.size() && m.buckets_.size() < kMaxBuckets; i += kFields) {
+    Bucket b{
+        ClampToInt(v[i], 0, kMaxReplicaCount), v[i + 1], v[i + 2], v[i + 3], v[i + 4], v[i + 5]};
+    // State from a store is input: skip anything that could not have been written by Add.
+    if (b.nodes < 1 || !(b.w > 0) || !(b.wy > 0) || !std::isfinite(b.w + b.wy)) continue;
+    m.buckets_.push_back(b);
   }
   m.fitted_ = false;  // fitted on first use: a tick reads some of its models only
   return m;

@@ -75,6 +75,10 @@ class ThroughputModel {
   void Save(PersistentState& state, const std::string& prefix) const;
   static ThroughputModel Load(const PersistentState& state, const std::string& prefix,
                               ThroughputPrior prior);
+  // The same on the state's vector itself (key prefix + ".buckets"), for a caller that holds
+  // it; a missing key reads as an empty vector.
+  void SaveTo(std::vector<double>& v) const;
+  static ThroughputModel LoadFrom(const std::vector<double>& v, ThroughputPrior prior);
 
  private:
   struct Bucket {

@@ -58,7 +58,7 @@ struct Layout {
   std::vector<size_t> by_key;     // indices into keys, in key order
 };
 
-constexpr size_t kMaxFields = 64;
+constexpr size_t kMaxFields = TrainingStateSlots::kMaxFields;
 
 const Layout& Keys() {
   static const Layout layout = [] {
@@ -86,9 +86,10 @@ TrainingState TrainingState::Load(const PersistentState& s) {
   auto it = s.values.lower_bound(l.keys[l.by_key.front()]);
   for (size_t j : l.by_key) {
     const std::string& key = l.keys[j];
-    while (it != s.values.end() && it->first < key) ++it;
+    int order = -1;  // it->first against key, compared once per step
+    while (it != s.values.end() && (order = it->first.compare(key)) < 0) ++it;
     if (it == s.values.end()) break;
-    if (it->first == key && !it->second.empty()) v[j] = it->second.front();
+    if (order == 0 && !it->second.empty()) v[j] = it->second.front();
   }
   i = 0;
   Fields(t, [&](const char*, auto& field) {
@@ -98,20 +99,38 @@ TrainingState TrainingState::Load(const PersistentState& s) {
   return t;
 }
 
-void TrainingState::Save(PersistentState& s) const {
+void TrainingState::Save(PersistentState& s) const { TrainingStateSlots(s).Save(*this); }
+
+TrainingStateSlots::TrainingStateSlots(PersistentState& s) {
   const Layout& l = Keys();
-  std::array<double, kMaxFields> v{};
-  size_t i = 0;
-  Fields(*this, [&](const char*, const auto& field) { v[i++] = static_cast<double>(field); });
   auto it = s.values.lower_bound(l.keys[l.by_key.front()]);
   for (size_t j : l.by_key) {
     const std::string& key = l.keys[j];
-    while (it != s.values.end() && it->first < key) ++it;
-    if (it == s.values.end() || it->first != key) it = s.values.emplace_hint(it, key, 0);
-    // In place: the same one-element vector as PersistentState::Set, without reallocating it.
-    it->second.assign(1, v[j]);
+    int order = 1;  // it->first against key, compared once per step
+    while (it != s.values.end() && (order = it->first.compare(key)) < 0) ++it;
+    if (it == s.values.end() || order != 0) it = s.values.emplace_hint(it, key, 0);
+    slots_[j] = &it->second;
     ++it;
   }
+}
+
+TrainingState TrainingStateSlots::Load() const {
+  TrainingState t;
+  size_t i = 0;
+  // As PersistentState::Get: the first value, or the field's default when the key is empty.
+  Fields(t, [&](const char*, auto& field) {
+    const std::vector<double>& v = *slots_[i++];
+    if (!v.empty()) field = static_cast<std::decay_t<decltype(field)>>(v.front());
+  });
+  return t;
+}
+
+void TrainingStateSlots::Save(const TrainingState& t) const {
+  size_t i = 0;
+  // In place: the same one-element vector as PersistentState::Set, without reallocating it.
+  Fields(t, [&](const char*, const auto& field) {
+    slots_[i++]->assign(1, static_cast<double>(field));
+  });
 }
 
 }  // namespace aiscale::decide

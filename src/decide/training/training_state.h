@@ -3,6 +3,10 @@
 // on the policy's `now` clock; kNever marks "not yet".
 #pragma once
 
+#include <array>
+#include <cstddef>
+#include <vector>
+
 #include "core/state.h"
 
 namespace aiscale::decide {
@@ -50,6 +54,22 @@ struct TrainingState {
 
   static TrainingState Load(const PersistentState& s);
   void Save(PersistentState& s) const;
+};
+
+// Where each TrainingState field lives in one PersistentState, found in one ordered walk that
+// adds the missing keys empty (read as the field's default, as Load does). A tick that loads
+// and then saves searches the map once. The slots stay valid while no key of the state is
+// erased; the training policy erases none.
+class TrainingStateSlots {
+ public:
+  explicit TrainingStateSlots(PersistentState& s);
+  TrainingState Load() const;               // as TrainingState::Load
+  void Save(const TrainingState& t) const;  // as TrainingState::Save
+
+  static constexpr size_t kMaxFields = 64;
+
+ private:
+  std::array<std::vector<double>*, kMaxFields> slots_{};
 };
 
 }  // namespace aiscale::decide
