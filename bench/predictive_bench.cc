@@ -6,7 +6,6 @@
 //   ./build/predictive_bench --benchmark_repetitions=3
 #include <benchmark/benchmark.h>
 
-#include <cmath>
 #include <string>
 #include <vector>
 
@@ -14,22 +13,13 @@
 #include "core/signal.h"
 #include "core/workload_signals.h"
 #include "decide/policies/predictive.h"
+#include "decide/synthetic_series.h"  // tests/decide: the demand curve of predictive_test
 
 namespace aiscale::decide {
 namespace {
 
 constexpr double kDayS = 86400;
 constexpr double kTick = 15;
-
-// Night at 20/s, a ramp to 400/s from 8:00 to 9:00, back down from 17:00 to 18:00.
-double Office(double t) {
-  const double m = std::fmod(t, kDayS) / 60, lo = 20, hi = 400;
-  if (m < 480) return lo;
-  if (m < 540) return lo + (hi - lo) * (m - 480) / 60;
-  if (m < 1020) return hi;
-  if (m < 1080) return hi - (hi - lo) * (m - 1020) / 60;
-  return lo;
-}
 
 void BM_PredictiveMonth(benchmark::State& state) {
   WorkloadContext ctx;
@@ -52,7 +42,8 @@ void BM_PredictiveMonth(benchmark::State& state) {
     PersistentState persisted;
     int current = 1;
     for (double t = 0; t < 30 * kDayS; t += kTick) {
-      const std::vector<Observation> obs = {{"request_rate", "", Office(t), AtSeconds(t), true}};
+      const std::vector<Observation> obs = {
+          {"request_rate", "", aiscale::testing::OfficeDay(t), AtSeconds(t), true}};
       signals.Ingest(signals::kRequestRate, obs, AtSeconds(t), Seconds(45));
       const PolicyInput in{signals, current, current, AtSeconds(t), std::nullopt};
       const Recommendation r = policy.Recommend(in, persisted);

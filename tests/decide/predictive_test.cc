@@ -74,14 +74,7 @@ void ExpectCoreFacts(const Recommendation& r) {
 
 // Night at 20/s, a one-hour ramp to 400/s from 8:00, back down from 17:00; noise like Poisson
 // counts over a 15 s scrape. At 10/s per replica and 80% utilization: 3 to 50 replicas.
-double Office(double t) {
-  const double m = std::fmod(t, kDayS) / 60, lo = 20, hi = 400;
-  if (m < 480) return lo;
-  if (m < 540) return lo + (hi - lo) * (m - 480) / 60;
-  if (m < 1020) return hi;
-  if (m < 1080) return hi - (hi - lo) * (m - 1020) / 60;
-  return lo;
-}
+double Office(double t) { return aiscale::testing::OfficeDay(t); }
 
 constexpr const char* kBase = "name: predictive\ncapacity_per_replica: 10\n";
 

@@ -35,4 +35,15 @@ inline double DailyRamp(double t_s, double low, double high) {
   return low + (high - low) * 0.5 * (1 - std::cos(2 * std::numbers::pi * t_s / 86400));
 }
 
+// An office day, t in seconds: night at 20/s, a one-hour ramp to 400/s from 8:00, back down
+// from 17:00 to 18:00.
+inline double OfficeDay(double t_s) {
+  const double m = std::fmod(t_s, 86400) / 60, lo = 20, hi = 400;
+  if (m < 480) return lo;
+  if (m < 540) return lo + (hi - lo) * (m - 480) / 60;
+  if (m < 1020) return hi;
+  if (m < 1080) return hi - (hi - lo) * (m - 1020) / 60;
+  return lo;
+}
+
 }  // namespace aiscale::testing
