@@ -4,6 +4,7 @@
 #include <climits>
 #include <cmath>
 #include <string>
+#include <string_view>
 
 #include "core/numeric.h"
 #include "decide/text.h"
@@ -16,25 +17,17 @@ namespace {
 // longest window is 3600 entries).
 constexpr size_t kMaxEntries = 8192;
 
-// The state keys, made once: a lookup by `const char*` builds (and, past the small-string
-// size, allocates) a std::string per list per call, twice a tick for every HPA workload.
-struct Keys {
-  std::string recommendations = "hpa_behavior.recommendations";
-  std::string scale_up = "hpa_behavior.scale_up_events";
-  std::string scale_down = "hpa_behavior.scale_down_events";
-};
-
-const Keys& StateKeys() {
-  static const Keys keys;
-  return keys;
-}
+// Looked up as string_view (PersistentState's comparator is transparent): no string is built.
+constexpr std::string_view kRecommendations = "hpa_behavior.recommendations";
+constexpr std::string_view kScaleUpEvents = "hpa_behavior.scale_up_events";
+constexpr std::string_view kScaleDownEvents = "hpa_behavior.scale_down_events";
 
 bool After(TimePoint a, TimePoint b) { return a > b; }
 bool Before(TimePoint a, TimePoint b) { return a < b; }
 TimePoint Cutoff(TimePoint now, int seconds) { return now - std::chrono::seconds(seconds); }
 
 // Time is stored as whole seconds plus nanoseconds so that doubles hold it exactly.
-std::vector<TimedValue> LoadList(const PersistentState& s, const std::string& key) {
+std::vector<TimedValue> LoadList(const PersistentState& s, std::string_view key) {
   std::vector<TimedValue> out;
   const std::vector<double>* v = s.FindVec(key);
   if (!v) return out;
@@ -49,7 +42,7 @@ std::vector<TimedValue> LoadList(const PersistentState& s, const std::string& ke
   return out;
 }
 
-void SaveList(PersistentState& s, const std::string& key, const std::vector<TimedValue>& list) {
+void SaveList(PersistentState& s, std::string_view key, const std::vector<TimedValue>& list) {
   std::vector<double>& v = s.Vec(key);
   v.clear();
   for (const TimedValue& e : list) {
@@ -152,18 +145,16 @@ void StoreEvent(std::vector<TimedValue>& events, int longest_period, int change,
 
 BehaviorHistory BehaviorHistory::Load(const PersistentState& state) {
   BehaviorHistory h;
-  const Keys& k = StateKeys();
-  h.recommendations = LoadList(state, k.recommendations);
-  h.scale_up_events = LoadList(state, k.scale_up);
-  h.scale_down_events = LoadList(state, k.scale_down);
+  h.recommendations = LoadList(state, kRecommendations);
+  h.scale_up_events = LoadList(state, kScaleUpEvents);
+  h.scale_down_events = LoadList(state, kScaleDownEvents);
   return h;
 }
 
 void BehaviorHistory::Save(PersistentState& state) const {
-  const Keys& k = StateKeys();
-  SaveList(state, k.recommendations, recommendations);
-  SaveList(state, k.scale_up, scale_up_events);
-  SaveList(state, k.scale_down, scale_down_events);
+  SaveList(state, kRecommendations, recommendations);
+  SaveList(state, kScaleUpEvents, scale_up_events);
+  SaveList(state, kScaleDownEvents, scale_down_events);
 }
 
 int StabilizeRecommendation(const HpaBehavior& b, BehaviorHistory& h, int current, int desired,

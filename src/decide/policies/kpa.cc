@@ -4,6 +4,7 @@
 #include <cmath>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "core/numeric.h"
 #include "decide/text.h"
@@ -14,26 +15,18 @@ namespace {
 constexpr int64_t kNsPerSecond = 1'000'000'000;
 // PersistentState keys. Times are kept as {whole seconds, nanoseconds} so that the window
 // comparisons stay exact to the nanosecond after a save and load.
-// Made once as std::string: a lookup by `const char*` builds a string per call (past the
-// small-string size, an allocation), several per workload per tick.
-struct StateKeys {
-  std::string initialized = "kpa.initialized";
-  std::string panic_time = "kpa.panic_time";
-  std::string max_panic_pods = "kpa.max_panic_pods";
-  std::string last_nonzero = "kpa.last_nonzero";
-};
-
-const StateKeys& Keys() {
-  static const StateKeys keys;
-  return keys;
-}
+// Looked up as string_view (PersistentState's comparator is transparent): no string is built.
+constexpr std::string_view kInitialized = "kpa.initialized";
+constexpr std::string_view kPanicTime = "kpa.panic_time";
+constexpr std::string_view kMaxPanicPods = "kpa.max_panic_pods";
+constexpr std::string_view kLastNonzero = "kpa.last_nonzero";
 
 int64_t FloorSecond(TimePoint t) {
   const int64_t ns = t.time_since_epoch().count();
   return ns >= 0 ? ns / kNsPerSecond : -((-ns + kNsPerSecond - 1) / kNsPerSecond);
 }
 
-void SetTime(PersistentState& s, const std::string& key, std::optional<TimePoint> t) {
+void SetTime(PersistentState& s, std::string_view key, std::optional<TimePoint> t) {
   std::vector<double>& v = s.Vec(key);
   v.clear();
   if (!t) return;
@@ -42,7 +35,7 @@ void SetTime(PersistentState& s, const std::string& key, std::optional<TimePoint
        static_cast<double>(t->time_since_epoch().count() - sec * kNsPerSecond)};
 }
 
-std::optional<TimePoint> GetTime(const PersistentState& s, const std::string& key) {
+std::optional<TimePoint> GetTime(const PersistentState& s, std::string_view key) {
   const std::vector<double>* v = s.FindVec(key);
   if (v == nullptr || v->size() != 2) return std::nullopt;
   // Restored state is data: saturate rather than overflow on a corrupt or foreign value.
@@ -174,19 +167,19 @@ Recommendation KpaPolicy::Activate(const PolicyInput& in, PersistentState& state
                     Num(act.sum), " / ", target_text_, ") = ", Num(need),
                     ", at least activation_scale ", c_.activation_scale, " -> ", r.desired);
   std::optional<TimePoint> last = in.now;
-  SetTime(state, Keys().last_nonzero, last);
+  SetTime(state, kLastNonzero, last);
   return r;
 }
 
 Recommendation KpaPolicy::Recommend(const PolicyInput& in, PersistentState& state) const {
-  if (state.Get(Keys().initialized, 0) == 0) {
+  if (state.Get(kInitialized, 0) == 0) {
     // Knative starts a new autoscaler in panic when more than one pod is ready, so that a
     // restart (which loses the metric history) cannot scale down before data accumulates.
-    state.Set(Keys().initialized, 1);
-    SetTime(state, Keys().panic_time,
+    state.Set(kInitialized, 1);
+    SetTime(state, kPanicTime,
             in.ready > 1 ? std::optional<TimePoint>(in.now) : std::optional<TimePoint>());
-    state.Set(Keys().max_panic_pods, in.ready);
-    SetTime(state, Keys().last_nonzero,
+    state.Set(kMaxPanicPods, in.ready);
+    SetTime(state, kLastNonzero,
             c_.allow_zero_initial_scale ? std::optional<TimePoint>() : std::optional(in.now));
   }
 
@@ -211,16 +204,16 @@ Recommendation KpaPolicy::Recommend(const PolicyInput& in, PersistentState& stat
   }
 
   KpaPanicState ps;
-  ps.panic_time = GetTime(state, Keys().panic_time);
-  ps.max_panic_pods = ClampToInt(state.Get(Keys().max_panic_pods, 0), 0, kMaxReplicaCount);
+  ps.panic_time = GetTime(state, kPanicTime);
+  ps.max_panic_pods = ClampToInt(state.Get(kMaxPanicPods, 0), 0, kMaxReplicaCount);
   const KpaDecision d = KpaScale(params_, stable.value, panic.value, in.ready, in.now, ps);
-  SetTime(state, Keys().panic_time, ps.panic_time);
-  state.Set(Keys().max_panic_pods, ps.max_panic_pods);
+  SetTime(state, kPanicTime, ps.panic_time);
+  state.Set(kMaxPanicPods, ps.max_panic_pods);
 
-  std::optional<TimePoint> last_nonzero = GetTime(state, Keys().last_nonzero);
+  std::optional<TimePoint> last_nonzero = GetTime(state, kLastNonzero);
   const KpaZeroGate gate = KpaApplyScaleToZero(
       d.desired, in.current, in.now, Seconds(c_.scale_to_zero_grace_period_s), last_nonzero);
-  SetTime(state, Keys().last_nonzero, last_nonzero);
+  SetTime(state, kLastNonzero, last_nonzero);
 
   Recommendation r;
   r.valid = true;
