@@ -143,24 +143,31 @@ std::string Resolve(const std::string& path, const std::string& file) {
 }
 
 // `store:` is the file's path, or a map:
-//   store: {path: FILE, heartbeat: 5m, retention: 7d, sync: normal}
+//   store: {path: FILE, heartbeat: 5m, retention: 7d, sync: normal, snapshot_ticks: 40,
+//           cache_mib: 64}
 // heartbeat: a decision is stored when it changed, and otherwise once per heartbeat saying how
 // many unchanged ticks it stands for (0 stores every tick); retention: decisions older than it
 // are deleted, a bounded batch per tick (0 keeps them); sync: full fsyncs every commit, normal
-// lets a power cut lose the last commits (WAL keeps the file consistent either way).
+// lets a power cut lose the last commits (WAL keeps the file consistent either way);
+// snapshot_ticks: a changing policy state is written in full at least this often and as deltas
+// between (a restart replays at most about twice this many ticks); cache_mib: SQLite's page
+// cache (0: SQLite's default of about 2 MB).
 void ParseStore(const ConfigNode& spec, ControllerConfig& cfg) {
   const ConfigNode s = spec.Child("store");
   if (!s.IsMap()) {
     cfg.store_path = Resolve(spec.String("store", ""), cfg.file);
     return;
   }
-  s.CheckKnown({"path", "heartbeat", "retention", "sync"});
+  s.CheckKnown({"path", "heartbeat", "retention", "sync", "snapshot_ticks", "cache_mib"});
   cfg.store_path = Resolve(s.RequiredString("path"), cfg.file);
   store::StoreOptions& o = cfg.store_options;
   o.heartbeat =
       Seconds(s.DurationSeconds("heartbeat", ToSeconds(o.heartbeat), config::Between(0, 86400)));
   o.retention = Seconds(s.DurationSeconds("retention", 0, config::Between(0, 3650 * 86400.0)));
   o.sync_every_commit = s.Enum("sync", "full", {"full", "normal"}) == "full";
+  o.state_snapshot_ticks =
+      s.Int("snapshot_ticks", o.state_snapshot_ticks, config::Between(1, 100000));
+  o.cache_kib = 1024 * s.Int("cache_mib", o.cache_kib / 1024, config::Between(0, 65536));
 }
 
 void ParseSpec(const ConfigNode& spec, const Registries& reg, ControllerConfig& cfg) {

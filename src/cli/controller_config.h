@@ -42,7 +42,8 @@ struct ControllerConfig {
   std::string file;  // where it was read from
   double period_s = 15;
   std::string store_path;  // empty: decisions and state are not persisted
-  // `store:` as a map: heartbeat (changes only, plus one record per heartbeat), retention, sync.
+  // `store:` as a map: heartbeat (changes only, plus one record per heartbeat), retention, sync,
+  // snapshot_ticks, cache_mib.
   store::StoreOptions store_options = DefaultStoreOptions();
   std::string run_dir;  // the daemon's own files (replica pid records); default beside the store
   ServerConfig server;

@@ -94,5 +94,70 @@ TEST(ControllerConfig, MissingPiecesAreErrors) {
   }
 }
 
+constexpr const char* kHeader = "apiVersion: aiscale.dev/v1alpha1\nkind: ControllerConfig\n";
+
+// `store:` as a map: each field reaches StoreOptions; what is left out keeps its default.
+TEST(ControllerConfig, StoreMapSetsStoreOptions) {
+  struct Case {
+    const char* name;
+    std::string store;
+    int64_t heartbeat_s, retention_s;
+    bool sync_every_commit;
+    int snapshot_ticks, cache_kib;
+  };
+  const std::vector<Case> cases = {
+      {"path only", "{path: /tmp/s.db}", 300, 0, true, 40, 65536},
+      {"every field",
+       "{path: /tmp/s.db, heartbeat: 1m, retention: 7d, sync: normal, snapshot_ticks: 200, "
+       "cache_mib: 16}",
+       60, 7 * 86400, false, 200, 16384},
+      {"every tick stored, SQLite's cache", "{path: /tmp/s.db, heartbeat: 0, cache_mib: 0}", 0, 0,
+       true, 40, 0},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    config::ConfigErrors errs;
+    auto cfg = Parse(std::string(kHeader) + "spec:\n  store: " + c.store +
+                         "\n  workloads: [{name: a, kind: D, policy: {name: static}}]\n",
+                     errs);
+    ASSERT_TRUE(cfg.ok()) << errs.ToStatus().message();
+    const store::StoreOptions& o = cfg->store_options;
+    EXPECT_EQ(cfg->store_path, "/tmp/s.db");
+    EXPECT_EQ(o.heartbeat, Seconds(c.heartbeat_s));
+    EXPECT_EQ(o.retention, Seconds(c.retention_s));
+    EXPECT_EQ(o.sync_every_commit, c.sync_every_commit);
+    EXPECT_EQ(o.state_snapshot_ticks, c.snapshot_ticks);
+    EXPECT_EQ(o.cache_kib, c.cache_kib);
+  }
+}
+
+TEST(ControllerConfig, StoreMapBadValuesAreErrors) {
+  struct Case {
+    const char* name;
+    std::string store;
+    std::string error;
+  };
+  const std::vector<Case> cases = {
+      {"no path", "{heartbeat: 5m}", "spec.store: missing required field 'path'"},
+      {"unknown field", "{path: x.db, cache: 64}", "spec.store.cache"},
+      {"snapshot every 0 ticks", "{path: x.db, snapshot_ticks: 0}", "spec.store.snapshot_ticks"},
+      {"fractional ticks", "{path: x.db, snapshot_ticks: 2.5}", "spec.store.snapshot_ticks"},
+      {"cache past 64 GiB", "{path: x.db, cache_mib: 1e9}", "spec.store.cache_mib"},
+      {"negative cache", "{path: x.db, cache_mib: -1}", "spec.store.cache_mib"},
+      {"sync neither", "{path: x.db, sync: sometimes}", "spec.store.sync"},
+      {"retention past ten years", "{path: x.db, retention: 4000d}", "spec.store.retention"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    config::ConfigErrors errs;
+    auto cfg = Parse(std::string(kHeader) + "spec:\n  store: " + c.store +
+                         "\n  workloads: [{name: a, kind: D, policy: {name: static}}]\n",
+                     errs);
+    EXPECT_FALSE(cfg.ok());
+    const std::string all = errs.ToStatus().message();
+    EXPECT_NE(all.find(c.error), std::string::npos) << all;
+  }
+}
+
 }  // namespace
 }  // namespace aiscale::cli
