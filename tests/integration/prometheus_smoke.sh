@@ -20,16 +20,8 @@ source "$lib/prometheus.sh"
 itest_init
 py=$ITEST_PY
 passed=0
-check() { # check NAME CONDITION-COMMAND...
-  local name=$1
-  shift
-  if "$@"; then
-    echo "ok: $name"
-    passed=$((passed + 1))
-  else
-    itest_fail "$name"
-  fi
-}
+# Each check depends on the ones before it: stop at the first failure, with the logs.
+ITEST_FAIL_FAST=1
 
 # The tools themselves first (loadgen arithmetic, FIFO queue, drain, balancer failover, ...).
 selftest() { "$py" -B "$tools/selftest.py" >"$ITEST_TMP/selftest.log" 2>&1; }

@@ -19,7 +19,9 @@
 #   itest_leftovers              prints PIDs still alive (tracked or marked), one per line
 #   itest_assert_no_leftovers    fails (and names them) if any are alive
 #   itest_fail MSG               prints "FAIL: MSG" and the tail of every log, exits 1
-#   check NAME CMD...            a named assertion: prints ok/not ok, counts $passed / $failed
+#   check NAME CMD...            a named assertion: prints ok/not ok, counts $passed / $failed;
+#                                with ITEST_FAIL_FAST=1 a failed one is itest_fail (later checks
+#                                would only fail for the same cause)
 #
 # Requires /usr/bin/python3. Keep the functions bounded: none waits without a timeout.
 
@@ -35,6 +37,8 @@ check() {
   if "$@"; then
     echo "ok: $name"
     passed=$((passed + 1))
+  elif [ "${ITEST_FAIL_FAST:-0}" = 1 ]; then
+    itest_fail "$name"
   else
     echo "not ok: $name"
     failed=$((failed + 1))
