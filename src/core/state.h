@@ -28,7 +28,8 @@ struct PersistentState {
   }
   std::vector<double>& Vec(std::string_view key) {
     auto it = values.lower_bound(key);
-    if (it == values.end() || it->first != key) it = values.emplace_hint(it, key, std::vector<double>{});
+    if (it == values.end() || it->first != key)
+      it = values.emplace_hint(it, key, std::vector<double>{});
     return it->second;
   }
   const std::vector<double>* FindVec(std::string_view key) const {
