@@ -9,6 +9,22 @@ Result<ControllerConfig> Parse(const std::string& text, config::ConfigErrors& er
   return ParseControllerConfig(config::ParseConfig(text, "c.yaml", errs));
 }
 
+constexpr const char* kHeader = "apiVersion: aiscale.dev/v1alpha1\nkind: ControllerConfig\n";
+
+// Every error of the header plus `spec`; empty when it parsed.
+std::string Errors(const std::string& spec) {
+  config::ConfigErrors errs;
+  auto cfg = Parse(kHeader + spec, errs);
+  if (cfg.ok()) return "";
+  return errs.empty() ? cfg.status().message() : errs.ToStatus().message();
+}
+
+// A store map with one workload beside it.
+std::string WithStore(const std::string& store) {
+  return "spec:\n  store: " + store +
+         "\n  workloads: [{name: a, kind: D, policy: {name: static}}]\n";
+}
+
 TEST(ControllerConfig, ReadsFieldsAndDefaults) {
   config::ConfigErrors errs;
   auto cfg = Parse(R"(apiVersion: aiscale.dev/v1alpha1
@@ -86,15 +102,10 @@ TEST(ControllerConfig, MissingPiecesAreErrors) {
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
-    config::ConfigErrors errs;
-    auto cfg = Parse("apiVersion: aiscale.dev/v1alpha1\nkind: ControllerConfig\n" + c.spec, errs);
-    EXPECT_FALSE(cfg.ok());
-    const std::string all = errs.ToStatus().message();
+    const std::string all = Errors(c.spec);
     EXPECT_NE(all.find(c.error), std::string::npos) << all;
   }
 }
-
-constexpr const char* kHeader = "apiVersion: aiscale.dev/v1alpha1\nkind: ControllerConfig\n";
 
 // `store:` as a map: each field reaches StoreOptions; what is left out keeps its default.
 TEST(ControllerConfig, StoreMapSetsStoreOptions) {
@@ -117,9 +128,7 @@ TEST(ControllerConfig, StoreMapSetsStoreOptions) {
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
     config::ConfigErrors errs;
-    auto cfg = Parse(std::string(kHeader) + "spec:\n  store: " + c.store +
-                         "\n  workloads: [{name: a, kind: D, policy: {name: static}}]\n",
-                     errs);
+    auto cfg = Parse(kHeader + WithStore(c.store), errs);
     ASSERT_TRUE(cfg.ok()) << errs.ToStatus().message();
     const store::StoreOptions& o = cfg->store_options;
     EXPECT_EQ(cfg->store_path, "/tmp/s.db");
@@ -149,12 +158,7 @@ TEST(ControllerConfig, StoreMapBadValuesAreErrors) {
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
-    config::ConfigErrors errs;
-    auto cfg = Parse(std::string(kHeader) + "spec:\n  store: " + c.store +
-                         "\n  workloads: [{name: a, kind: D, policy: {name: static}}]\n",
-                     errs);
-    EXPECT_FALSE(cfg.ok());
-    const std::string all = errs.ToStatus().message();
+    const std::string all = Errors(WithStore(c.store));
     EXPECT_NE(all.find(c.error), std::string::npos) << all;
   }
 }
