@@ -14,6 +14,8 @@ namespace {
 using nlohmann::json;
 
 constexpr const char* kLeaderGauge = "aiscale_leader";
+// The most a follower adds to a retry period between attempts, as a fraction of it (client-go).
+constexpr double kAcquireJitterFactor = 1.2;
 
 bool IsDnsName(const std::string& s) {
   return !s.empty() && s.size() <= 253 && std::all_of(s.begin(), s.end(), [](char c) {
@@ -119,7 +121,9 @@ LeaseElector::LeaseElector(LeaderElectionConfig cfg, std::string identity,
       client_(std::move(client)),
       clock_(clock),
       telemetry_(telemetry),
-      path_(LeasePath(cfg_.namespace_, cfg_.name)) {
+      path_(LeasePath(cfg_.namespace_, cfg_.name)),
+      next_wait_(cfg_.retry_period),
+      jitter_rng_(std::hash<std::string>{}(identity_)) {
   if (telemetry_) {
     telemetry_->DeclareGauge(kLeaderGauge,
                              "1 when this process holds the leader Lease and may apply, else 0.");
@@ -251,8 +255,15 @@ bool LeaseElector::TryAcquireOrRenew() {
 bool LeaseElector::Step() {
   last_step_ = clock_.Now();
   if (!TryAcquireOrRenew() && leader_.load() && !IsLeader()) SetLeader(false, {});
-  if (telemetry_) telemetry_->Set(kLeaderGauge, {}, IsLeader() ? 1 : 0);
-  return IsLeader();
+  const bool leader = IsLeader();
+  if (telemetry_) telemetry_->Set(kLeaderGauge, {}, leader ? 1 : 0);
+  next_wait_ = cfg_.retry_period;
+  if (!leader) {
+    // client-go's wait.JitterUntil(acquire, RetryPeriod, JitterFactor = 1.2).
+    std::uniform_real_distribution<double> extra(0.0, kAcquireJitterFactor);
+    next_wait_ += std::chrono::duration_cast<Duration>(cfg_.retry_period * extra(jitter_rng_));
+  }
+  return leader;
 }
 
 Status LeaseElector::Release() {

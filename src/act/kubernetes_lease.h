@@ -23,6 +23,7 @@
 #include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <random>
 #include <string>
 
 #include "act/kubernetes_auth.h"
@@ -75,8 +76,11 @@ class LeaseElector {
   // One step of the loop: TryAcquireOrRenew, then drops leadership when the renew deadline has
   // passed without a successful renewal. Returns IsLeader().
   bool Step();
-  // When the next Step is due: one retry period after the last one started.
-  TimePoint NextStep() const { return last_step_ + cfg_.retry_period; }
+  // When the next Step is due: one retry period after the last one started while leading (a
+  // renewal); while following, a retry period plus a random 0 to 1.2 of one (client-go's
+  // JitterFactor for acquiring), so followers that lost a leader together do not all ask the
+  // API server at the same instant. The random draws are seeded by the identity.
+  TimePoint NextStep() const { return last_step_ + next_wait_; }
   // Held, and renewed less than renew_deadline ago (checked against the clock on each call).
   bool IsLeader() const;
   // The holder last seen in the Lease ("" when none or released).
@@ -113,6 +117,8 @@ class LeaseElector {
   std::string observed_spec_;
   TimePoint observed_at_{};
   TimePoint last_step_{};
+  Duration next_wait_;          // from last_step_ to the next step
+  std::mt19937_64 jitter_rng_;  // a follower's wait, seeded by the identity
 
   std::atomic<bool> leader_{false};
   std::atomic<int64_t> renewed_at_ns_{0};  // start of the last successful acquire or renew

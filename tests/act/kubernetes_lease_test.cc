@@ -273,6 +273,36 @@ TEST_F(LeaseElectorTest, ConflictMeansTheRaceWasLost) {
   }
 }
 
+// A leader renews every retry period; a follower waits a retry period plus up to 1.2 of one
+// more (client-go's acquire jitter), drawn per identity, so followers spread out.
+TEST_F(LeaseElectorTest, FollowersJitterTheirRetriesLeadersDoNot) {
+  auto a = Make("a");
+  auto b = Make("b");
+  auto c = Make("c");
+  const Duration retry = Seconds(2);
+  std::vector<Duration> waits_b, waits_c;
+  for (int i = 0; i < 20; ++i) {
+    ASSERT_TRUE(a->Step());
+    EXPECT_EQ(a->NextStep() - clock_.Now(), retry);
+    ASSERT_FALSE(b->Step());
+    ASSERT_FALSE(c->Step());
+    waits_b.push_back(b->NextStep() - clock_.Now());
+    waits_c.push_back(c->NextStep() - clock_.Now());
+    clock_.Advance(retry);
+  }
+  Duration longest{};
+  for (const Duration w : waits_b) {
+    EXPECT_GE(w, retry);
+    EXPECT_LE(w, Seconds(2 * 2.2));
+    longest = std::max(longest, w);
+  }
+  EXPECT_GT(longest, Seconds(3));  // 20 draws all under half the range: 1 in 2^20
+  EXPECT_NE(waits_b, waits_c);     // another identity, other draws
+  auto b2 = Make("b");
+  b2->Step();
+  EXPECT_EQ(b2->NextStep() - clock_.Now(), waits_b[0]);  // the same identity, the same draws
+}
+
 TEST_F(LeaseElectorTest, ReleaseHandsOverAtTheFollowersNextStep) {
   auto a = Make("a");
   auto b = Make("b");
