@@ -63,8 +63,8 @@ for n in "${names[@]}"; do
     -artifact_prefix="$crashes/" "$work" "${seeds[@]}" >"$log" 2>&1
   rc=$?
   set -e
-  execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || true)
-  rate=$(grep -o 'stat::average_exec_per_sec: *[0-9]*' "$log" | grep -o '[0-9]*$' || true)
+  execs=$(grep -ao 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || true)
+  rate=$(grep -ao 'stat::average_exec_per_sec: *[0-9]*' "$log" | grep -o '[0-9]*$' || true)
   found=$(($(find "$crashes" -type f | wc -l) - before))
   if ((rc != 0 && found == 0)); then found=1; fi  # died without leaving an artifact
   ((found > 0)) && failed=1

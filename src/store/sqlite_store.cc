@@ -233,27 +233,26 @@ Result<int64_t> SqliteStore::UpsertStateLocked(const std::string& key, std::stri
   return rowid;
 }
 
-Status SqliteStore::SnapshotLocked(const std::string& key, const PersistentState& state,
-                                   int64_t seq) {
-  StateToBytes(state, buf_);
+Status SqliteStore::SnapshotLocked(const std::string& key, std::string_view image, int64_t seq) {
   ++stats_.states_snapshotted;
   auto it = saved_.find(key);
   if (it == saved_.end()) {
-    ASSIGN_OR_RETURN(const int64_t rowid, UpsertStateLocked(key, buf_, seq));
+    ASSIGN_OR_RETURN(const int64_t rowid, UpsertStateLocked(key, image, seq));
     const int64_t period = std::max(1, options_.state_snapshot_ticks);
     const auto stagger = static_cast<int64_t>(std::hash<std::string>{}(key) % period);
-    saved_.emplace(key, Saved{rowid, state, seq, buf_.size(), 0, stagger});
+    saved_.emplace(key, Saved{rowid, std::string(image), seq, image.size(), 0, stagger});
     return Status::Ok();
   }
   Saved& s = it->second;
   Reset r(update_);
   sqlite3_bind_int64(update_, 1, s.rowid);
-  sqlite3_bind_blob(update_, 2, buf_.data(), static_cast<int>(buf_.size()), SQLITE_STATIC);
+  sqlite3_bind_blob(update_, 2, image.data(), static_cast<int>(image.size()), SQLITE_STATIC);
   sqlite3_bind_int64(update_, 3, seq);
   if (sqlite3_step(update_) != SQLITE_DONE) return Error("save state " + key);
   s.snap_seq = seq;
-  s.snap_bytes = buf_.size();
+  s.snap_bytes = image.size();
   s.logged_bytes = 0;
+  if (image.data() != s.image.data()) s.image.assign(image);
   return Status::Ok();
 }
 
@@ -264,11 +263,12 @@ Status SqliteStore::StageStateLocked(const std::string& key, const PersistentSta
   auto it = saved_.find(key);
   if (it == saved_.end()) {
     ++stats_.states_written;
-    return SnapshotLocked(key, state, seq);
+    StateToBytes(state, buf_);
+    return SnapshotLocked(key, buf_, seq);
   }
   Saved& s = it->second;
   delta_buf_.clear();
-  if (!TakeStateDelta(s.state, state, delta_buf_)) {
+  if (!TakeStateDelta(s.image, state, delta_buf_)) {
     ++stats_.states_skipped;
     return Status::Ok();
   }
@@ -280,7 +280,7 @@ Status SqliteStore::StageStateLocked(const std::string& key, const PersistentSta
   if (s.snap_seq == seq ||
       s.logged_bytes + delta_buf_.size() > std::max(s.snap_bytes, kMinSnapshotInterval) ||
       seq - s.snap_seq >= std::max(1, options_.state_snapshot_ticks) + s.stagger) {
-    return SnapshotLocked(key, s.state, seq);
+    return SnapshotLocked(key, s.image, seq);
   }
   PutVarint(log_buf_, key.size());
   log_buf_ += key;
@@ -469,7 +469,7 @@ Status SqliteStore::CompactLocked() {
 Result<PersistentState> SqliteStore::LoadState(const std::string& key) {
   std::lock_guard<std::mutex> lock(mu_);
   // What this store wrote last is what the file holds (snapshot and log together).
-  if (auto it = saved_.find(key); it != saved_.end()) return it->second.state;
+  if (auto it = saved_.find(key); it != saved_.end()) return StateFromBytes(it->second.image);
   if (needs_compaction_) RETURN_IF_ERROR(CompactLocked());
   ASSIGN_OR_RETURN(Snapshot snap, ReadSnapshotLocked(key));
   return std::move(snap.state);
@@ -480,12 +480,13 @@ Status SqliteStore::SaveState(const std::string& key, const PersistentState& sta
   // Outside a batch there is no log row to carry a delta: a full snapshot, at a seq of its own.
   auto it = saved_.find(key);
   delta_buf_.clear();
-  if (it != saved_.end() && !TakeStateDelta(it->second.state, state, delta_buf_)) {
+  if (it != saved_.end() && !TakeStateDelta(it->second.image, state, delta_buf_)) {
     ++stats_.states_skipped;
     return Status::Ok();
   }
   ++stats_.states_written;
-  const Status st = SnapshotLocked(key, state, ++seq_);
+  if (it == saved_.end()) StateToBytes(state, buf_);
+  const Status st = SnapshotLocked(key, it == saved_.end() ? buf_ : it->second.image, ++seq_);
   if (!st.ok()) ForgetLocked();
   return st;
 }

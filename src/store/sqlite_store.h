@@ -82,7 +82,8 @@ class SqliteStore final : public Store {
   // Logs the delta of `state` from what was last written for `key` into log_buf_, or writes a
   // full snapshot at `seq` (see the class comment).
   Status StageStateLocked(const std::string& key, const PersistentState& state, int64_t seq);
-  Status SnapshotLocked(const std::string& key, const PersistentState& state, int64_t seq);
+  // Writes `image` (a state as StateToBytes encodes it) as key's snapshot at `seq`.
+  Status SnapshotLocked(const std::string& key, std::string_view image, int64_t seq);
   // Inserts or replaces key's snapshot row; returns its rowid.
   Result<int64_t> UpsertStateLocked(const std::string& key, std::string_view body, int64_t seq);
   // Writes log_buf_ as row `seq` and deletes the rows no key needs any more.
@@ -126,7 +127,8 @@ class SqliteStore final : public Store {
   // What this store last wrote for a key.
   struct Saved {
     int64_t rowid = 0;
-    PersistentState state;    // its snapshot with every delta logged since applied
+    std::string image;        // its snapshot with every delta logged since applied, encoded
+                              // as a snapshot body (StateToBytes)
     int64_t snap_seq = 0;     // the log seq its snapshot includes
     size_t snap_bytes = 0;    // that snapshot's size
     size_t logged_bytes = 0;  // delta bytes logged since it

@@ -5,6 +5,8 @@
 #include <cstring>
 #include <vector>
 
+#include "core/decision_codec.h"
+
 namespace aiscale::store {
 namespace {
 
@@ -15,11 +17,6 @@ constexpr size_t kMaxDrop = 64, kMaxShiftTries = 8;
 
 bool SameBits(double a, double b) {
   return std::bit_cast<uint64_t>(a) == std::bit_cast<uint64_t>(b);
-}
-
-bool SameVector(const std::vector<double>& a, const std::vector<double>& b) {
-  return a.size() == b.size() &&
-         (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0);
 }
 
 // b is written as: a without its first `drop` values, resized to b.size(), with b[first, last)
@@ -57,22 +54,12 @@ Edit BestEdit(const std::vector<double>& a, const std::vector<double>& b) {
   return best;
 }
 
-// Makes a equal to b by the edit that describes b (the values outside [first, last) already
-// match once `drop` values are gone), so only the changed range is copied.
-void ApplyEdit(const Edit& e, const std::vector<double>& b, std::vector<double>& a) {
-  a.erase(a.begin(), a.begin() + static_cast<std::ptrdiff_t>(e.drop));
-  a.resize(b.size());
-  std::copy(b.begin() + static_cast<std::ptrdiff_t>(e.first),
-            b.begin() + static_cast<std::ptrdiff_t>(e.last),
-            a.begin() + static_cast<std::ptrdiff_t>(e.first));
-}
-
-void PutName(std::string& out, const std::string& name) {
+void PutName(std::string& out, std::string_view name) {
   PutVarint(out, name.size());
   out += name;
 }
 
-void PutSet(std::string& out, const std::string& name, const std::vector<double>& b,
+void PutSet(std::string& out, std::string_view name, const std::vector<double>& b,
             const Edit& e) {
   PutName(out, name);
   PutVarint(out, kSet);
@@ -87,42 +74,84 @@ Status Corrupt(const char* what) {
   return Status::Error(std::string("unable to apply state delta: ") + what);
 }
 
+// Reads an image entry by entry (keys are prefix-compressed: see StateToBytes). The image is
+// this process's own encoding; should it ever not parse, the rest reads as absent.
+class ImageCursor {
+ public:
+  explicit ImageCursor(std::string_view image) : in_(image), base_(image.data()) { Next(); }
+  bool done() const { return done_; }
+  std::string_view key() const { return key_; }
+  size_t count() const { return count_; }
+  const char* data() const { return data_; }
+  size_t offset() const { return static_cast<size_t>(data_ - base_); }  // of data() in the image
+  void Next() {
+    uint64_t shared = 0, rest = 0, count = 0;
+    if (in_.empty() || !GetVarint(in_, shared) || !GetVarint(in_, rest) || shared > key_.size() ||
+        rest > in_.size()) {
+      done_ = true;
+      return;
+    }
+    key_.resize(static_cast<size_t>(shared));
+    key_.append(in_.substr(0, static_cast<size_t>(rest)));
+    in_.remove_prefix(static_cast<size_t>(rest));
+    if (!GetVarint(in_, count) || in_.size() / sizeof(double) < count) {
+      done_ = true;
+      return;
+    }
+    count_ = static_cast<size_t>(count);
+    data_ = in_.data();
+    in_.remove_prefix(count_ * sizeof(double));
+  }
+
+ private:
+  std::string_view in_;
+  const char* base_;
+  std::string key_;
+  size_t count_ = 0;
+  const char* data_ = nullptr;
+  bool done_ = false;
+};
+
 }  // namespace
 
-size_t SnapshotBytes(const PersistentState& s) {
-  size_t n = 0;
-  for (const auto& [k, v] : s.values) n += k.size() + 3 + v.size() * sizeof(double);
-  return n;
-}
-
-// Both maps are ordered by name: one merge pass.
-bool TakeStateDelta(PersistentState& last, const PersistentState& next, std::string& out) {
+// The image's keys and the map's are both in name order: one merge pass.
+bool TakeStateDelta(std::string& image, const PersistentState& next, std::string& out) {
   const size_t start = out.size();
-  auto a = last.values.begin();
+  bool reencode = false;     // a key or a length changed: the image is written anew at the end
+  std::vector<double> last;  // a changed vector's old values (the image is not aligned)
+  ImageCursor a(image);
   auto b = next.values.begin();
-  while (a != last.values.end() || b != next.values.end()) {
+  while (!a.done() || b != next.values.end()) {
     // The key sets are nearly always the same: one equality test, then the order.
-    if (a != last.values.end() && b != next.values.end() && a->first == b->first) {
-      if (!SameVector(a->second, b->second)) {
-        const Edit e = BestEdit(a->second, b->second);
-        PutSet(out, b->first, b->second, e);
-        ApplyEdit(e, b->second, a->second);
+    if (!a.done() && b != next.values.end() && a.key() == b->first) {
+      const std::vector<double>& v = b->second;
+      const size_t bytes = v.size() * sizeof(double);
+      if (a.count() != v.size() || (bytes > 0 && std::memcmp(a.data(), v.data(), bytes) != 0)) {
+        last.resize(a.count());
+        if (a.count() > 0) std::memcpy(last.data(), a.data(), a.count() * sizeof(double));
+        PutSet(out, b->first, v, BestEdit(last, v));
+        if (a.count() == v.size()) {
+          std::memcpy(image.data() + a.offset(), v.data(), bytes);  // same size: in place
+        } else {
+          reencode = true;
+        }
       }
-      ++a;
+      a.Next();
       ++b;
       continue;
     }
-    if (b == next.values.end() || (a != last.values.end() && a->first < b->first)) {
-      PutName(out, a->first);
+    reencode = true;
+    if (b == next.values.end() || (!a.done() && a.key() < b->first)) {
+      PutName(out, a.key());
       PutVarint(out, kErase);
-      a = last.values.erase(a);
+      a.Next();
       continue;
     }
-    // b->first < a->first: a key added.
+    // b->first < a.key(): a key added.
     PutSet(out, b->first, b->second, Edit{0, 0, b->second.size()});
-    last.values.emplace_hint(a, b->first, b->second);
     ++b;
   }
+  if (reencode) StateToBytes(next, image);
   return out.size() != start;
 }
 
