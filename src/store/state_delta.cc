@@ -59,8 +59,7 @@ void PutName(std::string& out, std::string_view name) {
   out += name;
 }
 
-void PutSet(std::string& out, std::string_view name, const std::vector<double>& b,
-            const Edit& e) {
+void PutSet(std::string& out, std::string_view name, const std::vector<double>& b, const Edit& e) {
   PutName(out, name);
   PutVarint(out, kSet);
   PutVarint(out, e.drop);
