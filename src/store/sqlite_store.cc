@@ -218,25 +218,30 @@ Result<int64_t> SqliteStore::UpsertStateLocked(const std::string& key, std::stri
   return rowid;
 }
 
-Status SqliteStore::WriteSnapshotLocked(const std::string& key, Saved& s) {
+Status SqliteStore::WriteSnapshotLocked(const std::string& key, Saved& s, std::string_view body) {
   if (s.rowid == 0) {
-    ASSIGN_OR_RETURN(s.rowid, UpsertStateLocked(key, s.image, s.snap_seq));
+    ASSIGN_OR_RETURN(s.rowid, UpsertStateLocked(key, body, s.snap_seq));
     return Status::Ok();
   }
   Reset r(update_);
   sqlite3_bind_int64(update_, 1, s.rowid);
-  sqlite3_bind_blob(update_, 2, s.image.data(), static_cast<int>(s.image.size()), SQLITE_STATIC);
+  sqlite3_bind_blob(update_, 2, body.data(), static_cast<int>(body.size()), SQLITE_STATIC);
   sqlite3_bind_int64(update_, 3, s.snap_seq);
   if (sqlite3_step(update_) != SQLITE_DONE) return Error("save state " + key);
   return Status::Ok();
 }
 
-void SqliteStore::MarkSnapshotLocked(const std::string& key, Saved& s, int64_t seq) {
+void SqliteStore::MarkSnapshotLocked(const std::string& key, Saved& s, const PersistentState& state,
+                                     int64_t seq) {
   ++stats_.states_snapshotted;
+  if (staged_.n_snaps == staged_.snaps.size()) staged_.snaps.emplace_back();
+  Staged::Snap& snap = staged_.snaps[staged_.n_snaps++];
+  snap.key = &key;
+  snap.saved = &s;
+  StateToBytes(state, snap.body);
   s.snap_seq = seq;
-  s.snap_bytes = s.image.size();
+  s.snap_bytes = snap.body.size();
   s.logged_bytes = 0;
-  staged_.snapshots.emplace_back(&key, &s);
 }
 
 void SqliteStore::StageDecisionLocked(const Decision& d) {
@@ -267,8 +272,8 @@ void SqliteStore::StageStateLocked(const std::string& key, const PersistentState
     const int64_t period = std::max(1, options_.state_snapshot_ticks);
     const auto stagger = static_cast<int64_t>(std::hash<std::string>{}(key) % period);
     it = saved_.emplace(key, Saved{0, {}, seq, 0, 0, stagger}).first;
-    StateToBytes(state, it->second.image);
-    MarkSnapshotLocked(it->first, it->second, seq);
+    StateToImage(state, it->second.image);
+    MarkSnapshotLocked(it->first, it->second, state, seq);
     return;
   }
   Saved& s = it->second;
@@ -285,7 +290,7 @@ void SqliteStore::StageStateLocked(const std::string& key, const PersistentState
   if (s.snap_seq == seq ||
       s.logged_bytes + delta_buf_.size() > std::max(s.snap_bytes, kMinSnapshotInterval) ||
       seq - s.snap_seq >= std::max(1, options_.state_snapshot_ticks) + s.stagger) {
-    MarkSnapshotLocked(it->first, s, seq);
+    MarkSnapshotLocked(it->first, s, state, seq);
     return;
   }
   PutVarint(log_buf_, key.size());
@@ -329,7 +334,7 @@ Status SqliteStore::PruneLocked(TimePoint newest, size_t inserted) {
 }
 
 void SqliteStore::ForgetLocked() {
-  staged_.snapshots.clear();  // they point into saved_
+  staged_.n_snaps = 0;  // they point into saved_
   filter_.Clear();
   saved_.clear();
   needs_compaction_ = true;  // committed deltas of the forgotten keys stay in the log
@@ -368,13 +373,13 @@ void SqliteStore::OpenBatchLocked(std::unique_lock<std::mutex>& lock) {
   staged_.states = false;
   staged_.newest = TimePoint{};
   staged_.n_rows = 0;
-  staged_.snapshots.clear();
+  staged_.n_snaps = 0;
   log_buf_.clear();
 }
 
 void SqliteStore::CloseBatchLocked() {
   staged_.open = false;
-  staged_.snapshots.clear();
+  staged_.n_snaps = 0;
   batch_closed_.notify_all();
 }
 
@@ -391,8 +396,9 @@ Status SqliteStore::CommitLocked() {
           const Staged::Row& r = staged_.rows[i];
           RETURN_IF_ERROR(InsertLocked(r.workload, r.t, r.json));
         }
-        for (const auto& [key, saved] : staged_.snapshots) {
-          RETURN_IF_ERROR(WriteSnapshotLocked(*key, *saved));
+        for (size_t i = 0; i < staged_.n_snaps; ++i) {
+          const Staged::Snap& snap = staged_.snaps[i];
+          RETURN_IF_ERROR(WriteSnapshotLocked(*snap.key, *snap.saved, snap.body));
         }
         if (staged_.states) {
           seq_ = staged_.seq;
@@ -521,7 +527,7 @@ Status SqliteStore::CompactLocked() {
 Result<PersistentState> SqliteStore::LoadState(const std::string& key) {
   std::lock_guard<std::mutex> lock(mu_);
   // What this store wrote last is what the file holds (snapshot and log together).
-  if (auto it = saved_.find(key); it != saved_.end()) return StateFromBytes(it->second.image);
+  if (auto it = saved_.find(key); it != saved_.end()) return StateFromImage(it->second.image);
   if (needs_compaction_) RETURN_IF_ERROR(CompactLocked());
   ASSIGN_OR_RETURN(Snapshot snap, ReadSnapshotLocked(key));
   return std::move(snap.state);
@@ -536,7 +542,7 @@ Status SqliteStore::SaveState(const std::string& key, const PersistentState& sta
     const int64_t period = std::max(1, options_.state_snapshot_ticks);
     const auto stagger = static_cast<int64_t>(std::hash<std::string>{}(key) % period);
     it = saved_.emplace(key, Saved{0, {}, 0, 0, 0, stagger}).first;
-    StateToBytes(state, it->second.image);
+    StateToImage(state, it->second.image);
   } else {
     delta_buf_.clear();
     if (!TakeStateDelta(it->second.image, state, delta_buf_)) {
@@ -546,10 +552,10 @@ Status SqliteStore::SaveState(const std::string& key, const PersistentState& sta
   }
   ++stats_.states_written;
   Saved& s = it->second;
-  MarkSnapshotLocked(it->first, s, ++seq_);
-  staged_.snapshots.clear();  // written here, not by a batch
-  const Status st =
-      TransactionLocked("save state " + key, [&] { return WriteSnapshotLocked(key, s); });
+  MarkSnapshotLocked(it->first, s, state, ++seq_);
+  staged_.n_snaps = 0;  // written here, not by a batch
+  const Status st = TransactionLocked(
+      "save state " + key, [&] { return WriteSnapshotLocked(key, s, staged_.snaps[0].body); });
   if (!st.ok()) ForgetLocked();
   return st;
 }

@@ -93,13 +93,14 @@ class SqliteStore final : public Store {
   // Logs the delta of `state` from what was last written for `key` into log_buf_, or marks a
   // full snapshot at the batch's seq (see the class comment).
   void StageStateLocked(const std::string& key, const PersistentState& state);
-  // Marks s (whose image is the state to write) for a snapshot at `seq`.
-  void MarkSnapshotLocked(const std::string& key, Saved& s, int64_t seq);
+  // Stages a snapshot of `state` (what s.image holds) at `seq`.
+  void MarkSnapshotLocked(const std::string& key, Saved& s, const PersistentState& state,
+                          int64_t seq);
   // Writes what is staged in one transaction and closes the batch.
   Status CommitLocked();
   Status InsertLocked(const std::string& workload, int64_t t, const std::string& json);
-  // Writes s.image as key's snapshot row at s.snap_seq (inserts it when s.rowid is 0).
-  Status WriteSnapshotLocked(const std::string& key, Saved& s);
+  // Writes `body` as key's snapshot row at s.snap_seq (inserts it when s.rowid is 0).
+  Status WriteSnapshotLocked(const std::string& key, Saved& s, std::string_view body);
   // Inserts or replaces key's snapshot row; returns its rowid.
   Result<int64_t> UpsertStateLocked(const std::string& key, std::string_view body, int64_t seq);
   // Writes log_buf_ as row `seq` and deletes the rows no key needs any more.
@@ -144,8 +145,8 @@ class SqliteStore final : public Store {
   // What this store last wrote for a key.
   struct Saved {
     int64_t rowid = 0;        // 0: no row yet
-    std::string image;        // its snapshot with every delta logged since applied, encoded
-                              // as a snapshot body (StateToBytes)
+    std::string image;        // its snapshot with every delta logged since applied
+                              // (state_delta.h's image)
     int64_t snap_seq = 0;     // the log seq its snapshot includes
     size_t snap_bytes = 0;    // that snapshot's size
     size_t logged_bytes = 0;  // delta bytes logged since it
@@ -164,7 +165,13 @@ class SqliteStore final : public Store {
     };
     std::vector<Row> rows;  // rows[0, n_rows) are this batch's; the rest keep their capacity
     size_t n_rows = 0;
-    std::vector<std::pair<const std::string*, Saved*>> snapshots;  // keys in saved_
+    struct Snap {
+      const std::string* key = nullptr;  // in saved_
+      Saved* saved = nullptr;
+      std::string body;  // StateToBytes of the state
+    };
+    std::vector<Snap> snaps;  // snaps[0, n_snaps) are this batch's (capacity kept)
+    size_t n_snaps = 0;
   } staged_;
   // The last log seq used (a batch with state takes the next); log rows and snapshots carry it.
   int64_t seq_ = 0;  // GUARDED_BY(mu_)

@@ -5,8 +5,6 @@
 #include <cstring>
 #include <vector>
 
-#include "core/decision_codec.h"
-
 namespace aiscale::store {
 namespace {
 
@@ -73,8 +71,8 @@ Status Corrupt(const char* what) {
   return Status::Error(std::string("unable to apply state delta: ") + what);
 }
 
-// Reads an image entry by entry (keys are prefix-compressed: see StateToBytes). The image is
-// this process's own encoding; should it ever not parse, the rest reads as absent.
+// Reads an image entry by entry. The image is this process's own encoding; should it ever not
+// parse, the rest reads as absent.
 class ImageCursor {
  public:
   explicit ImageCursor(std::string_view image) : in_(image), base_(image.data()) { Next(); }
@@ -82,17 +80,17 @@ class ImageCursor {
   std::string_view key() const { return key_; }
   size_t count() const { return count_; }
   const char* data() const { return data_; }
-  size_t offset() const { return static_cast<size_t>(data_ - base_); }  // of data() in the image
+  size_t start() const { return start_; }  // where this entry begins in the image
+  size_t offset() const { return static_cast<size_t>(data_ - base_); }  // of data()
   void Next() {
-    uint64_t shared = 0, rest = 0, count = 0;
-    if (in_.empty() || !GetVarint(in_, shared) || !GetVarint(in_, rest) || shared > key_.size() ||
-        rest > in_.size()) {
+    start_ = static_cast<size_t>(in_.data() - base_);
+    uint64_t len = 0, count = 0;
+    if (in_.empty() || !GetVarint(in_, len) || len > in_.size()) {
       done_ = true;
       return;
     }
-    key_.resize(static_cast<size_t>(shared));
-    key_.append(in_.substr(0, static_cast<size_t>(rest)));
-    in_.remove_prefix(static_cast<size_t>(rest));
+    key_ = in_.substr(0, static_cast<size_t>(len));
+    in_.remove_prefix(static_cast<size_t>(len));
     if (!GetVarint(in_, count) || in_.size() / sizeof(double) < count) {
       done_ = true;
       return;
@@ -105,18 +103,52 @@ class ImageCursor {
  private:
   std::string_view in_;
   const char* base_;
-  std::string key_;
-  size_t count_ = 0;
+  std::string_view key_;
+  size_t count_ = 0, start_ = 0;
   const char* data_ = nullptr;
   bool done_ = false;
 };
 
+void PutEntry(std::string& out, std::string_view key, const std::vector<double>& v) {
+  PutVarint(out, key.size());
+  out += key;
+  PutVarint(out, v.size());
+  out.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(double));
+}
+
 }  // namespace
 
-// The image's keys and the map's are both in name order: one merge pass.
+void StateToImage(const PersistentState& s, std::string& image) {
+  image.clear();
+  for (const auto& [k, v] : s.values) PutEntry(image, k, v);
+}
+
+Result<PersistentState> StateFromImage(std::string_view image) {
+  PersistentState s;
+  size_t end = 0;
+  for (ImageCursor a(image); !a.done(); a.Next()) {
+    std::vector<double>& v = s.values[std::string(a.key())];
+    v.resize(a.count());
+    if (a.count() > 0) std::memcpy(v.data(), a.data(), a.count() * sizeof(double));
+    end = a.offset() + a.count() * sizeof(double);
+  }
+  if (end != image.size()) return Status::Internal("a state image does not parse");
+  return s;
+}
+
+// The image's keys and the map's are both in name order: one merge pass. Values that changed
+// in place are written in place; from the first key or length that changed on, the rest of
+// the image is written anew in the same pass.
 bool TakeStateDelta(std::string& image, const PersistentState& next, std::string& out) {
   const size_t start = out.size();
-  bool reencode = false;     // a key or a length changed: the image is written anew at the end
+  std::string fresh;  // the new image, once it no longer fits the old one's layout
+  bool rebuilding = false;
+  const auto rebuild_from = [&](size_t at) {
+    if (rebuilding) return;
+    rebuilding = true;
+    fresh.reserve(image.size() + 64);
+    fresh.assign(image, 0, at);
+  };
   std::vector<double> last;  // a changed vector's old values (the image is not aligned)
   ImageCursor a(image);
   auto b = next.values.begin();
@@ -125,32 +157,33 @@ bool TakeStateDelta(std::string& image, const PersistentState& next, std::string
     if (!a.done() && b != next.values.end() && a.key() == b->first) {
       const std::vector<double>& v = b->second;
       const size_t bytes = v.size() * sizeof(double);
-      if (a.count() != v.size() || (bytes > 0 && std::memcmp(a.data(), v.data(), bytes) != 0)) {
+      const bool same_size = a.count() == v.size();
+      if (!same_size || (bytes > 0 && std::memcmp(a.data(), v.data(), bytes) != 0)) {
         last.resize(a.count());
         if (a.count() > 0) std::memcpy(last.data(), a.data(), a.count() * sizeof(double));
         PutSet(out, b->first, v, BestEdit(last, v));
-        if (a.count() == v.size()) {
-          std::memcpy(image.data() + a.offset(), v.data(), bytes);  // same size: in place
-        } else {
-          reencode = true;
-        }
+        if (!same_size) rebuild_from(a.start());
+        if (!rebuilding) std::memcpy(image.data() + a.offset(), v.data(), bytes);
       }
+      if (rebuilding) PutEntry(fresh, b->first, v);
       a.Next();
       ++b;
       continue;
     }
-    reencode = true;
     if (b == next.values.end() || (!a.done() && a.key() < b->first)) {
+      rebuild_from(a.start());
       PutName(out, a.key());
       PutVarint(out, kErase);
       a.Next();
       continue;
     }
     // b->first < a.key(): a key added.
+    rebuild_from(a.done() ? image.size() : a.start());
     PutSet(out, b->first, b->second, Edit{0, 0, b->second.size()});
+    PutEntry(fresh, b->first, b->second);
     ++b;
   }
-  if (reencode) StateToBytes(next, image);
+  if (rebuilding) image.swap(fresh);
   return out.size() != start;
 }
 

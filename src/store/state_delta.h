@@ -28,13 +28,17 @@
 
 namespace aiscale::store {
 
-// `image` holds the last state in StateToBytes's encoding (decision_codec.h), which is also a
-// full snapshot's body. Appends to `out` the delta from it to `next` and rewrites `image` to
-// encode `next`: in place when only values changed (the common tick), re-encoded when a key or
-// a vector's length did. Returns false, appending nothing, when they were equal bit for bit.
-// Why an image and not a PersistentState copy: comparing against one contiguous buffer reads
-// memory in order (prefetched), where a map of vectors is a pointer chase per key, and at
-// 10,000 workloads the states are not in the cache when the tick's writes are staged.
+// A state image: a PersistentState flattened into one buffer, entry after entry in key order
+// (varint key length, key, varint count, the doubles in this machine's byte order). In memory
+// only, never stored. Why: the store keeps the last written state of every key to diff the
+// next against, and comparing against one contiguous buffer reads memory in order
+// (prefetched), where a map of vectors is a pointer chase per key.
+void StateToImage(const PersistentState& s, std::string& image);
+Result<PersistentState> StateFromImage(std::string_view image);
+
+// Appends to `out` the delta from the state `image` holds to `next` and rewrites `image` to
+// hold `next` (in place when only values changed, the common tick). Returns false, appending
+// nothing, when they were equal bit for bit.
 bool TakeStateDelta(std::string& image, const PersistentState& next, std::string& out);
 Status ApplyStateDelta(std::string_view delta, PersistentState& state);
 

@@ -9,8 +9,6 @@
 
 #include <gtest/gtest.h>
 
-#include "core/decision_codec.h"
-
 namespace aiscale::store {
 namespace {
 
@@ -28,7 +26,7 @@ bool SameBits(const PersistentState& a, const PersistentState& b) {
 
 std::string Image(const PersistentState& s) {
   std::string out;
-  StateToBytes(s, out);
+  StateToImage(s, out);
   return out;
 }
 
@@ -81,6 +79,9 @@ TEST(StateDelta, ApplyingTheDeltaGivesTheNewStateBitForBit) {
     std::string delta = "prefix";
     EXPECT_EQ(TakeStateDelta(image, c.to, delta), c.changed);
     EXPECT_EQ(image, Image(c.to));  // the running image follows
+    auto back = StateFromImage(image);
+    ASSERT_TRUE(back.ok());
+    EXPECT_TRUE(SameBits(*back, c.to));
     ASSERT_EQ(delta.rfind("prefix", 0), 0u);
     delta.erase(0, 6);
     EXPECT_LE(delta.size(), c.max_bytes);
