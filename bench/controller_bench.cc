@@ -325,30 +325,6 @@ int InitialReplicas(int i) {
 }
 
 // Forwards to a Store and times its WriteBatch (the tick's one commit).
-class TimedBatch final : public StoreBatch {
- public:
-  TimedBatch(std::unique_ptr<StoreBatch> inner, double& seconds)
-      : inner_(std::move(inner)), seconds_(seconds) {}
-  void Add(const StoreWrite& w) override {
-    Time([&] { inner_->Add(w); });
-  }
-  Status Commit() override {
-    Status st;
-    Time([&] { st = inner_->Commit(); });
-    return st;
-  }
-
- private:
-  template <typename F>
-  void Time(F f) {
-    const auto t0 = std::chrono::steady_clock::now();
-    f();
-    seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  }
-  std::unique_ptr<StoreBatch> inner_;
-  double& seconds_;
-};
-
 class TimedStore final : public Store {
  public:
   explicit TimedStore(Store& inner) : inner_(inner) {}
@@ -358,10 +334,6 @@ class TimedStore final : public Store {
     Status st = inner_.WriteBatch(writes);
     write_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return st;
-  }
-  // The inner store's own batch, timed in its Adds and its Commit.
-  std::unique_ptr<StoreBatch> BeginBatch() override {
-    return std::make_unique<TimedBatch>(inner_.BeginBatch(), write_s);
   }
   Result<std::vector<Decision>> Recent(const std::string& w, size_t n) override {
     return inner_.Recent(w, n);

@@ -82,27 +82,22 @@ void Controller::Collect() { collector_.RunDue(clock_.Now()); }
 std::vector<Decision> Controller::Tick() {
   const auto t0 = std::chrono::steady_clock::now();  // telemetry only
   std::vector<Decision> out;
-  out.reserve(workloads_.size());  // no reallocation: the batch points into it until Commit
-  std::unique_ptr<StoreBatch> batch;
+  out.reserve(workloads_.size());
+  for (auto& w : workloads_) out.push_back(Decide(*w));
   if (store_) {
     // A workload's write names the same keys and states every tick: built once (the keys are
     // longer than a short string, so each would be an allocation a tick), only the decision
     // changes.
     for (size_t i = batch_.size(); i < workloads_.size(); ++i) {
-      batch_.push_back(WriteOf(*workloads_[i]));
+      batch_.push_back(WriteOf(*workloads_[i], out[i]));
     }
-    batch = store_->BeginBatch();
-  }
-  for (size_t i = 0; i < workloads_.size(); ++i) {
-    out.push_back(Decide(*workloads_[i]));
-    // Handed over now, while this workload's decision and states are in the cache.
-    if (batch) {
+    std::vector<Decision*> decisions;
+    decisions.reserve(out.size());
+    for (size_t i = 0; i < out.size(); ++i) {
       batch_[i].decision = &out[i];
-      batch->Add(batch_[i]);
+      decisions.push_back(&out[i]);
     }
-  }
-  if (batch) {
-    Persist(*batch, out);
+    Persist(batch_, std::move(decisions));
     for (StoreWrite& w : batch_) w.decision = nullptr;  // `out` is the caller's now
   }
   if (options_.board) Publish(out, clock_.Now());
@@ -119,13 +114,7 @@ std::vector<Decision> Controller::Tick() {
 Decision Controller::TickOne(size_t index) {
   Workload& w = *workloads_[index];
   Decision d = Decide(w);
-  if (store_) {
-    StoreWrite write = WriteOf(w);
-    write.decision = &d;
-    std::unique_ptr<StoreBatch> batch = store_->BeginBatch();
-    batch->Add(write);
-    Persist(*batch, std::span<Decision>(&d, 1));
-  }
+  if (store_) Persist({WriteOf(w, d)}, {&d});
   return d;
 }
 
@@ -262,17 +251,16 @@ void Controller::SetMayApply(bool may_apply, const std::string& reason) {
   may_apply_.store(may_apply);
 }
 
-StoreWrite Controller::WriteOf(const Workload& w) const {
-  return StoreWrite{nullptr,
-                    {{w.policy_key, &w.policy_state}, {w.stabilizer_key, &w.stabilizer_state}}};
+StoreWrite Controller::WriteOf(const Workload& w, const Decision& d) const {
+  return StoreWrite{&d, {{w.policy_key, &w.policy_state}, {w.stabilizer_key, &w.stabilizer_state}}};
 }
 
-void Controller::Persist(StoreBatch& batch, std::span<Decision> decisions) {
-  const Status st = batch.Commit();
+void Controller::Persist(const std::vector<StoreWrite>& writes, std::vector<Decision*> decisions) {
+  const Status st = store_->WriteBatch(writes);
   if (st.ok()) return;
-  for (Decision& d : decisions) {
-    d.action_detail += (d.action_detail.empty() ? "" : "; ") +
-                       std::string("unable to persist decision: ") + st.message();
+  for (Decision* d : decisions) {
+    d->action_detail += (d->action_detail.empty() ? "" : "; ") +
+                        std::string("unable to persist decision: ") + st.message();
   }
 }
 

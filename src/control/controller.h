@@ -15,7 +15,6 @@
 #include <atomic>
 #include <memory>
 #include <mutex>
-#include <span>
 #include <string>
 #include <unordered_set>
 #include <vector>
@@ -110,9 +109,9 @@ class Controller {
   void ReadSignals(Workload& w, TimePoint now, Decision& d);
   void Resolve(const Workload& w, Decision& d) const;
   void Act(Workload& w, TimePoint now, Decision& d);
-  StoreWrite WriteOf(const Workload& w) const;  // its keys and states, no decision yet
+  StoreWrite WriteOf(const Workload& w, const Decision& d) const;
   // Writes the batch; a failure is recorded in every Decision it held (the tick still counts).
-  void Persist(StoreBatch& batch, std::span<Decision> decisions);
+  void Persist(const std::vector<StoreWrite>& writes, std::vector<Decision*> decisions);
   void Count(const Decision& d) const;
   void Publish(const std::vector<Decision>& decisions, TimePoint now) const;
 

@@ -185,19 +185,34 @@ Status SqliteStore::TransactionLocked(const std::string& what, Body body) {
   return st;
 }
 
-Status SqliteStore::InsertLocked(const std::string& workload, int64_t t, const std::string& json) {
+Status SqliteStore::RecordLocked(const Decision& d, size_t& inserted) {
+  const ChangeFilter::Offer o = filter_.Consider(d);
+  if (o.verdict == ChangeFilter::Verdict::kSkip) {
+    ++stats_.decisions_skipped;
+    return Status::Ok();
+  }
+  ++inserted;
+  ++stats_.decisions_written;
+  if (o.verdict == ChangeFilter::Verdict::kHeartbeat) {
+    return InsertLocked(ChangeFilter::Stamp(d, o));
+  }
+  return InsertLocked(d);
+}
+
+Status SqliteStore::InsertLocked(const Decision& d) {
+  const std::string json = DecisionToCompact(d);
   {
     Reset r(insert_);
-    BindText(insert_, 1, workload);
-    sqlite3_bind_int64(insert_, 2, t);
+    BindText(insert_, 1, d.workload);
+    sqlite3_bind_int64(insert_, 2, d.at.time_since_epoch().count());
     BindText(insert_, 3, json);
-    if (sqlite3_step(insert_) != SQLITE_DONE) return Error("append decision for " + workload);
+    if (sqlite3_step(insert_) != SQLITE_DONE) return Error("append decision for " + d.workload);
   }
   if (options_.keep_last > 0) {
     Reset r(trim_);
-    BindText(trim_, 1, workload);
+    BindText(trim_, 1, d.workload);
     sqlite3_bind_int64(trim_, 2, static_cast<int64_t>(options_.keep_last));
-    if (sqlite3_step(trim_) != SQLITE_DONE) return Error("trim decisions of " + workload);
+    if (sqlite3_step(trim_) != SQLITE_DONE) return Error("trim decisions of " + d.workload);
   }
   return Status::Ok();
 }
@@ -218,69 +233,44 @@ Result<int64_t> SqliteStore::UpsertStateLocked(const std::string& key, std::stri
   return rowid;
 }
 
-Status SqliteStore::WriteSnapshotLocked(const std::string& key, Saved& s, std::string_view body) {
-  if (s.rowid == 0) {
-    ASSIGN_OR_RETURN(s.rowid, UpsertStateLocked(key, body, s.snap_seq));
+Status SqliteStore::SnapshotLocked(const std::string& key, const PersistentState& state,
+                                   int64_t seq) {
+  StateToBytes(state, buf_);
+  ++stats_.states_snapshotted;
+  auto it = saved_.find(key);
+  if (it == saved_.end()) {
+    ASSIGN_OR_RETURN(const int64_t rowid, UpsertStateLocked(key, buf_, seq));
+    const int64_t period = std::max(1, options_.state_snapshot_ticks);
+    const auto stagger = static_cast<int64_t>(std::hash<std::string>{}(key) % period);
+    saved_.emplace(key, Saved{rowid, state, seq, buf_.size(), 0, stagger});
     return Status::Ok();
   }
+  Saved& s = it->second;
   Reset r(update_);
   sqlite3_bind_int64(update_, 1, s.rowid);
-  sqlite3_bind_blob(update_, 2, body.data(), static_cast<int>(body.size()), SQLITE_STATIC);
-  sqlite3_bind_int64(update_, 3, s.snap_seq);
+  sqlite3_bind_blob(update_, 2, buf_.data(), static_cast<int>(buf_.size()), SQLITE_STATIC);
+  sqlite3_bind_int64(update_, 3, seq);
   if (sqlite3_step(update_) != SQLITE_DONE) return Error("save state " + key);
-  return Status::Ok();
-}
-
-void SqliteStore::MarkSnapshotLocked(const std::string& key, Saved& s, const PersistentState& state,
-                                     int64_t seq) {
-  ++stats_.states_snapshotted;
-  if (staged_.n_snaps == staged_.snaps.size()) staged_.snaps.emplace_back();
-  Staged::Snap& snap = staged_.snaps[staged_.n_snaps++];
-  snap.key = &key;
-  snap.saved = &s;
-  StateToBytes(state, snap.body);
   s.snap_seq = seq;
-  s.snap_bytes = snap.body.size();
+  s.snap_bytes = buf_.size();
   s.logged_bytes = 0;
-}
-
-void SqliteStore::StageDecisionLocked(const Decision& d) {
-  const ChangeFilter::Offer o = filter_.Consider(d);
-  if (o.verdict == ChangeFilter::Verdict::kSkip) {
-    ++stats_.decisions_skipped;
-    return;
-  }
-  ++stats_.decisions_written;
-  if (staged_.n_rows == staged_.rows.size()) staged_.rows.emplace_back();
-  Staged::Row& row = staged_.rows[staged_.n_rows++];
-  row.workload = d.workload;
-  row.t = d.at.time_since_epoch().count();
-  row.json = o.verdict == ChangeFilter::Verdict::kHeartbeat
-                 ? DecisionToCompact(ChangeFilter::Stamp(d, o))
-                 : DecisionToCompact(d);
-  staged_.newest = std::max(staged_.newest, d.at);
+  return Status::Ok();
 }
 
 // Most states change every tick, by a little: the delta is logged, and the state written in
 // full only when the deltas since its snapshot would outgrow it or the snapshot is old.
-void SqliteStore::StageStateLocked(const std::string& key, const PersistentState& state) {
-  const int64_t seq = staged_.seq;
-  staged_.states = true;
+Status SqliteStore::StageStateLocked(const std::string& key, const PersistentState& state,
+                                     int64_t seq) {
   auto it = saved_.find(key);
   if (it == saved_.end()) {
     ++stats_.states_written;
-    const int64_t period = std::max(1, options_.state_snapshot_ticks);
-    const auto stagger = static_cast<int64_t>(std::hash<std::string>{}(key) % period);
-    it = saved_.emplace(key, Saved{0, {}, seq, 0, 0, stagger}).first;
-    StateToImage(state, it->second.image);
-    MarkSnapshotLocked(it->first, it->second, state, seq);
-    return;
+    return SnapshotLocked(key, state, seq);
   }
   Saved& s = it->second;
   delta_buf_.clear();
-  if (!TakeStateDelta(s.image, state, delta_buf_)) {
+  if (!TakeStateDelta(s.state, state, delta_buf_)) {
     ++stats_.states_skipped;
-    return;
+    return Status::Ok();
   }
   ++stats_.states_written;
   // A snapshot at this seq already: a delta in this row would be skipped on replay. Otherwise
@@ -290,8 +280,7 @@ void SqliteStore::StageStateLocked(const std::string& key, const PersistentState
   if (s.snap_seq == seq ||
       s.logged_bytes + delta_buf_.size() > std::max(s.snap_bytes, kMinSnapshotInterval) ||
       seq - s.snap_seq >= std::max(1, options_.state_snapshot_ticks) + s.stagger) {
-    MarkSnapshotLocked(it->first, s, state, seq);
-    return;
+    return SnapshotLocked(key, s.state, seq);
   }
   PutVarint(log_buf_, key.size());
   log_buf_ += key;
@@ -299,6 +288,7 @@ void SqliteStore::StageStateLocked(const std::string& key, const PersistentState
   log_buf_ += delta_buf_;
   s.logged_bytes += delta_buf_.size();
   stats_.state_log_bytes += static_cast<int64_t>(delta_buf_.size());
+  return Status::Ok();
 }
 
 Status SqliteStore::WriteLogLocked(int64_t seq) {
@@ -334,97 +324,49 @@ Status SqliteStore::PruneLocked(TimePoint newest, size_t inserted) {
 }
 
 void SqliteStore::ForgetLocked() {
-  staged_.n_snaps = 0;  // they point into saved_
   filter_.Clear();
   saved_.clear();
   needs_compaction_ = true;  // committed deltas of the forgotten keys stay in the log
 }
 
-// The batch a caller holds: every call goes through the store's mutex.
-class SqliteStore::Batch final : public StoreBatch {
- public:
-  explicit Batch(SqliteStore& store) : store_(store) {}
-  ~Batch() override {
-    if (committed_) return;
-    std::lock_guard<std::mutex> lock(store_.mu_);
-    store_.CloseBatchLocked();
-    store_.ForgetLocked();  // what Add staged is not in the file
-  }
-  void Add(const StoreWrite& w) override {
-    std::lock_guard<std::mutex> lock(store_.mu_);
-    if (!committed_) store_.StageLocked(w);
-  }
-  Status Commit() override {
-    std::lock_guard<std::mutex> lock(store_.mu_);
-    if (committed_) return Status::Error("a batch of writes committed twice");
-    committed_ = true;
-    return store_.CommitLocked();
-  }
-
- private:
-  SqliteStore& store_;
-  bool committed_ = false;
-};
-
-void SqliteStore::OpenBatchLocked(std::unique_lock<std::mutex>& lock) {
-  batch_closed_.wait(lock, [&] { return !staged_.open; });
-  staged_.open = true;
-  staged_.seq = seq_ + 1;
-  staged_.states = false;
-  staged_.newest = TimePoint{};
-  staged_.n_rows = 0;
-  staged_.n_snaps = 0;
-  log_buf_.clear();
-}
-
-void SqliteStore::CloseBatchLocked() {
-  staged_.open = false;
-  staged_.n_snaps = 0;
-  batch_closed_.notify_all();
-}
-
-void SqliteStore::StageLocked(const StoreWrite& w) {
-  if (w.decision) StageDecisionLocked(*w.decision);
-  for (const auto& [key, state] : w.states) StageStateLocked(key, *state);
-}
-
-Status SqliteStore::CommitLocked() {
-  const size_t rows = staged_.n_rows;
-  const Status st =
-      TransactionLocked("a batch of " + std::to_string(rows) + " decisions", [&]() -> Status {
-        for (size_t i = 0; i < rows; ++i) {
-          const Staged::Row& r = staged_.rows[i];
-          RETURN_IF_ERROR(InsertLocked(r.workload, r.t, r.json));
-        }
-        for (size_t i = 0; i < staged_.n_snaps; ++i) {
-          const Staged::Snap& snap = staged_.snaps[i];
-          RETURN_IF_ERROR(WriteSnapshotLocked(*snap.key, *snap.saved, snap.body));
-        }
-        if (staged_.states) {
-          seq_ = staged_.seq;
-          RETURN_IF_ERROR(WriteLogLocked(staged_.seq));
-        }
-        return PruneLocked(staged_.newest, rows);
-      });
-  CloseBatchLocked();
+Status SqliteStore::Append(const Decision& d) {
+  std::lock_guard<std::mutex> lock(mu_);
+  const Status st = TransactionLocked("append of " + d.workload, [&] {
+    size_t inserted = 0;
+    RETURN_IF_ERROR(RecordLocked(d, inserted));
+    return PruneLocked(d.at, inserted);
+  });
   if (!st.ok()) ForgetLocked();
   return st;
 }
 
-std::unique_ptr<StoreBatch> SqliteStore::BeginBatch() {
-  std::unique_lock<std::mutex> lock(mu_);
-  OpenBatchLocked(lock);
-  return std::make_unique<Batch>(*this);
-}
-
-Status SqliteStore::Append(const Decision& d) { return WriteBatch({StoreWrite{&d, {}}}); }
-
-// Under one hold of the mutex, so concurrent writers each get their batch whole.
 Status SqliteStore::WriteBatch(const std::vector<StoreWrite>& writes) {
-  std::unique_lock<std::mutex> lock(mu_);
-  OpenBatchLocked(lock);
-  for (const StoreWrite& w : writes) StageLocked(w);
-  return CommitLocked();
+  std::lock_guard<std::mutex> lock(mu_);
+  const Status st =
+      TransactionLocked("a batch of " + std::to_string(writes.size()) + " writes", [&] {
+        size_t inserted = 0;
+        TimePoint newest{};
+        const int64_t seq = seq_ + 1;
+        bool states = false;
+        log_buf_.clear();
+        for (const StoreWrite& w : writes) {
+          if (w.decision) {
+            RETURN_IF_ERROR(RecordLocked(*w.decision, inserted));
+            newest = std::max(newest, w.decision->at);
+          }
+          for (const auto& [key, state] : w.states) {
+            states = true;
+            RETURN_IF_ERROR(StageStateLocked(key, *state, seq));
+          }
+        }
+        if (states) {
+          seq_ = seq;
+          RETURN_IF_ERROR(WriteLogLocked(seq));
+        }
+        return PruneLocked(newest, inserted);
+      });
+  if (!st.ok()) ForgetLocked();
+  return st;
 }
 
 Result<std::vector<Decision>> SqliteStore::Recent(const std::string& workload, size_t n) {
@@ -527,35 +469,23 @@ Status SqliteStore::CompactLocked() {
 Result<PersistentState> SqliteStore::LoadState(const std::string& key) {
   std::lock_guard<std::mutex> lock(mu_);
   // What this store wrote last is what the file holds (snapshot and log together).
-  if (auto it = saved_.find(key); it != saved_.end()) return StateFromImage(it->second.image);
+  if (auto it = saved_.find(key); it != saved_.end()) return it->second.state;
   if (needs_compaction_) RETURN_IF_ERROR(CompactLocked());
   ASSIGN_OR_RETURN(Snapshot snap, ReadSnapshotLocked(key));
   return std::move(snap.state);
 }
 
 Status SqliteStore::SaveState(const std::string& key, const PersistentState& state) {
-  std::unique_lock<std::mutex> lock(mu_);
-  batch_closed_.wait(lock, [&] { return !staged_.open; });
+  std::lock_guard<std::mutex> lock(mu_);
   // Outside a batch there is no log row to carry a delta: a full snapshot, at a seq of its own.
   auto it = saved_.find(key);
-  if (it == saved_.end()) {
-    const int64_t period = std::max(1, options_.state_snapshot_ticks);
-    const auto stagger = static_cast<int64_t>(std::hash<std::string>{}(key) % period);
-    it = saved_.emplace(key, Saved{0, {}, 0, 0, 0, stagger}).first;
-    StateToImage(state, it->second.image);
-  } else {
-    delta_buf_.clear();
-    if (!TakeStateDelta(it->second.image, state, delta_buf_)) {
-      ++stats_.states_skipped;
-      return Status::Ok();
-    }
+  delta_buf_.clear();
+  if (it != saved_.end() && !TakeStateDelta(it->second.state, state, delta_buf_)) {
+    ++stats_.states_skipped;
+    return Status::Ok();
   }
   ++stats_.states_written;
-  Saved& s = it->second;
-  MarkSnapshotLocked(it->first, s, state, ++seq_);
-  staged_.n_snaps = 0;  // written here, not by a batch
-  const Status st = TransactionLocked(
-      "save state " + key, [&] { return WriteSnapshotLocked(key, s, staged_.snaps[0].body); });
+  const Status st = SnapshotLocked(key, state, ++seq_);
   if (!st.ok()) ForgetLocked();
   return st;
 }

@@ -24,7 +24,6 @@
 
 #include <sqlite3.h>
 
-#include <condition_variable>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -52,11 +51,6 @@ class SqliteStore final : public Store {
   Result<PersistentState> LoadState(const std::string& key) override;
   Status SaveState(const std::string& key, const PersistentState& state) override;
   Status WriteBatch(const std::vector<StoreWrite>& writes) override;
-  // Add filters and encodes the decision and diffs the states (no SQL); Commit writes them in
-  // one transaction. One batch at a time: while one is open, BeginBatch, Append, SaveState and
-  // WriteBatch wait for it to close (so a thread holding one must not call them), and LoadState
-  // returns what it staged.
-  std::unique_ptr<StoreBatch> BeginBatch() override;
 
   const std::string& path() const { return path_; }
   // What the writes so far did with what they were given (for benchmarks and /metrics).
@@ -79,28 +73,16 @@ class SqliteStore final : public Store {
  private:
   SqliteStore(std::string path, StoreOptions options, sqlite3* db)
       : path_(std::move(path)), options_(options), db_(db), filter_(options.heartbeat) {}
-  class Batch;
-  struct Saved;
   Status Prepare();
   Status Error(const std::string& what) const;  // "unable to WHAT in sqlite db at P: errmsg"
-  // Staging (the caller holds mu_; no SQL): a batch's decisions and states, kept in staged_.
-  // Waits until no batch is open (releasing `lock` meanwhile), then opens one.
-  void OpenBatchLocked(std::unique_lock<std::mutex>& lock);
-  void CloseBatchLocked();
-  void StageLocked(const StoreWrite& w);
-  // Encodes d when the filter keeps it.
-  void StageDecisionLocked(const Decision& d);
-  // Logs the delta of `state` from what was last written for `key` into log_buf_, or marks a
-  // full snapshot at the batch's seq (see the class comment).
-  void StageStateLocked(const std::string& key, const PersistentState& state);
-  // Stages a snapshot of `state` (what s.image holds) at `seq`.
-  void MarkSnapshotLocked(const std::string& key, Saved& s, const PersistentState& state,
-                          int64_t seq);
-  // Writes what is staged in one transaction and closes the batch.
-  Status CommitLocked();
-  Status InsertLocked(const std::string& workload, int64_t t, const std::string& json);
-  // Writes `body` as key's snapshot row at s.snap_seq (inserts it when s.rowid is 0).
-  Status WriteSnapshotLocked(const std::string& key, Saved& s, std::string_view body);
+  // Steps of a transaction; the caller holds mu_ and has begun it.
+  // Stores d when the filter keeps it; adds the rows written to `inserted`.
+  Status RecordLocked(const Decision& d, size_t& inserted);
+  Status InsertLocked(const Decision& d);
+  // Logs the delta of `state` from what was last written for `key` into log_buf_, or writes a
+  // full snapshot at `seq` (see the class comment).
+  Status StageStateLocked(const std::string& key, const PersistentState& state, int64_t seq);
+  Status SnapshotLocked(const std::string& key, const PersistentState& state, int64_t seq);
   // Inserts or replaces key's snapshot row; returns its rowid.
   Result<int64_t> UpsertStateLocked(const std::string& key, std::string_view body, int64_t seq);
   // Writes log_buf_ as row `seq` and deletes the rows no key needs any more.
@@ -124,8 +106,7 @@ class SqliteStore final : public Store {
   const std::string path_;
   const StoreOptions options_;
   std::mutex mu_;
-  std::condition_variable batch_closed_;  // staged_.open went false
-  sqlite3* db_ = nullptr;                 // GUARDED_BY(mu_)
+  sqlite3* db_ = nullptr;  // GUARDED_BY(mu_)
   // Prepared once; reset after each use. GUARDED_BY(mu_)
   sqlite3_stmt* insert_ = nullptr;
   sqlite3_stmt* trim_ = nullptr;
@@ -144,35 +125,14 @@ class SqliteStore final : public Store {
   ChangeFilter filter_;  // GUARDED_BY(mu_)
   // What this store last wrote for a key.
   struct Saved {
-    int64_t rowid = 0;        // 0: no row yet
-    std::string image;        // its snapshot with every delta logged since applied
-                              // (state_delta.h's image)
+    int64_t rowid = 0;
+    PersistentState state;    // its snapshot with every delta logged since applied
     int64_t snap_seq = 0;     // the log seq its snapshot includes
     size_t snap_bytes = 0;    // that snapshot's size
     size_t logged_bytes = 0;  // delta bytes logged since it
     int64_t stagger = 0;      // 0..state_snapshot_ticks-1, from the key's hash
   };
-  std::unordered_map<std::string, Saved> saved_;  // GUARDED_BY(mu_); node-based: stable refs
-  // The open batch, if any. GUARDED_BY(mu_)
-  struct Staged {
-    bool open = false;
-    int64_t seq = 0;      // its log seq
-    bool states = false;  // a state was given: the batch takes seq
-    TimePoint newest{};
-    struct Row {
-      std::string workload, json;
-      int64_t t = 0;
-    };
-    std::vector<Row> rows;  // rows[0, n_rows) are this batch's; the rest keep their capacity
-    size_t n_rows = 0;
-    struct Snap {
-      const std::string* key = nullptr;  // in saved_
-      Saved* saved = nullptr;
-      std::string body;  // StateToBytes of the state
-    };
-    std::vector<Snap> snaps;  // snaps[0, n_snaps) are this batch's (capacity kept)
-    size_t n_snaps = 0;
-  } staged_;
+  std::unordered_map<std::string, Saved> saved_;  // GUARDED_BY(mu_)
   // The last log seq used (a batch with state takes the next); log rows and snapshots carry it.
   int64_t seq_ = 0;  // GUARDED_BY(mu_)
   // The log may hold deltas of keys not in saved_ (written before Open, or before a failed

@@ -17,6 +17,11 @@ bool SameBits(double a, double b) {
   return std::bit_cast<uint64_t>(a) == std::bit_cast<uint64_t>(b);
 }
 
+bool SameVector(const std::vector<double>& a, const std::vector<double>& b) {
+  return a.size() == b.size() &&
+         (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0);
+}
+
 // b is written as: a without its first `drop` values, resized to b.size(), with b[first, last)
 // written over it.
 struct Edit {
@@ -52,12 +57,23 @@ Edit BestEdit(const std::vector<double>& a, const std::vector<double>& b) {
   return best;
 }
 
-void PutName(std::string& out, std::string_view name) {
+// Makes a equal to b by the edit that describes b (the values outside [first, last) already
+// match once `drop` values are gone), so only the changed range is copied.
+void ApplyEdit(const Edit& e, const std::vector<double>& b, std::vector<double>& a) {
+  a.erase(a.begin(), a.begin() + static_cast<std::ptrdiff_t>(e.drop));
+  a.resize(b.size());
+  std::copy(b.begin() + static_cast<std::ptrdiff_t>(e.first),
+            b.begin() + static_cast<std::ptrdiff_t>(e.last),
+            a.begin() + static_cast<std::ptrdiff_t>(e.first));
+}
+
+void PutName(std::string& out, const std::string& name) {
   PutVarint(out, name.size());
   out += name;
 }
 
-void PutSet(std::string& out, std::string_view name, const std::vector<double>& b, const Edit& e) {
+void PutSet(std::string& out, const std::string& name, const std::vector<double>& b,
+            const Edit& e) {
   PutName(out, name);
   PutVarint(out, kSet);
   PutVarint(out, e.drop);
@@ -71,119 +87,42 @@ Status Corrupt(const char* what) {
   return Status::Error(std::string("unable to apply state delta: ") + what);
 }
 
-// Reads an image entry by entry. The image is this process's own encoding; should it ever not
-// parse, the rest reads as absent.
-class ImageCursor {
- public:
-  explicit ImageCursor(std::string_view image) : in_(image), base_(image.data()) { Next(); }
-  bool done() const { return done_; }
-  std::string_view key() const { return key_; }
-  size_t count() const { return count_; }
-  const char* data() const { return data_; }
-  size_t start() const { return start_; }  // where this entry begins in the image
-  size_t offset() const { return static_cast<size_t>(data_ - base_); }  // of data()
-  void Next() {
-    start_ = static_cast<size_t>(in_.data() - base_);
-    uint64_t len = 0, count = 0;
-    if (in_.empty() || !GetVarint(in_, len) || len > in_.size()) {
-      done_ = true;
-      return;
-    }
-    key_ = in_.substr(0, static_cast<size_t>(len));
-    in_.remove_prefix(static_cast<size_t>(len));
-    if (!GetVarint(in_, count) || in_.size() / sizeof(double) < count) {
-      done_ = true;
-      return;
-    }
-    count_ = static_cast<size_t>(count);
-    data_ = in_.data();
-    in_.remove_prefix(count_ * sizeof(double));
-  }
-
- private:
-  std::string_view in_;
-  const char* base_;
-  std::string_view key_;
-  size_t count_ = 0, start_ = 0;
-  const char* data_ = nullptr;
-  bool done_ = false;
-};
-
-void PutEntry(std::string& out, std::string_view key, const std::vector<double>& v) {
-  PutVarint(out, key.size());
-  out += key;
-  PutVarint(out, v.size());
-  out.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(double));
-}
-
 }  // namespace
 
-void StateToImage(const PersistentState& s, std::string& image) {
-  image.clear();
-  for (const auto& [k, v] : s.values) PutEntry(image, k, v);
+size_t SnapshotBytes(const PersistentState& s) {
+  size_t n = 0;
+  for (const auto& [k, v] : s.values) n += k.size() + 3 + v.size() * sizeof(double);
+  return n;
 }
 
-Result<PersistentState> StateFromImage(std::string_view image) {
-  PersistentState s;
-  size_t end = 0;
-  for (ImageCursor a(image); !a.done(); a.Next()) {
-    std::vector<double>& v = s.values[std::string(a.key())];
-    v.resize(a.count());
-    if (a.count() > 0) std::memcpy(v.data(), a.data(), a.count() * sizeof(double));
-    end = a.offset() + a.count() * sizeof(double);
-  }
-  if (end != image.size()) return Status::Internal("a state image does not parse");
-  return s;
-}
-
-// The image's keys and the map's are both in name order: one merge pass. Values that changed
-// in place are written in place; from the first key or length that changed on, the rest of
-// the image is written anew in the same pass.
-bool TakeStateDelta(std::string& image, const PersistentState& next, std::string& out) {
+// Both maps are ordered by name: one merge pass.
+bool TakeStateDelta(PersistentState& last, const PersistentState& next, std::string& out) {
   const size_t start = out.size();
-  std::string fresh;  // the new image, once it no longer fits the old one's layout
-  bool rebuilding = false;
-  const auto rebuild_from = [&](size_t at) {
-    if (rebuilding) return;
-    rebuilding = true;
-    fresh.reserve(image.size() + 64);
-    fresh.assign(image, 0, at);
-  };
-  std::vector<double> last;  // a changed vector's old values (the image is not aligned)
-  ImageCursor a(image);
+  auto a = last.values.begin();
   auto b = next.values.begin();
-  while (!a.done() || b != next.values.end()) {
+  while (a != last.values.end() || b != next.values.end()) {
     // The key sets are nearly always the same: one equality test, then the order.
-    if (!a.done() && b != next.values.end() && a.key() == b->first) {
-      const std::vector<double>& v = b->second;
-      const size_t bytes = v.size() * sizeof(double);
-      const bool same_size = a.count() == v.size();
-      if (!same_size || (bytes > 0 && std::memcmp(a.data(), v.data(), bytes) != 0)) {
-        last.resize(a.count());
-        if (a.count() > 0) std::memcpy(last.data(), a.data(), a.count() * sizeof(double));
-        PutSet(out, b->first, v, BestEdit(last, v));
-        if (!same_size) rebuild_from(a.start());
-        if (!rebuilding) std::memcpy(image.data() + a.offset(), v.data(), bytes);
+    if (a != last.values.end() && b != next.values.end() && a->first == b->first) {
+      if (!SameVector(a->second, b->second)) {
+        const Edit e = BestEdit(a->second, b->second);
+        PutSet(out, b->first, b->second, e);
+        ApplyEdit(e, b->second, a->second);
       }
-      if (rebuilding) PutEntry(fresh, b->first, v);
-      a.Next();
+      ++a;
       ++b;
       continue;
     }
-    if (b == next.values.end() || (!a.done() && a.key() < b->first)) {
-      rebuild_from(a.start());
-      PutName(out, a.key());
+    if (b == next.values.end() || (a != last.values.end() && a->first < b->first)) {
+      PutName(out, a->first);
       PutVarint(out, kErase);
-      a.Next();
+      a = last.values.erase(a);
       continue;
     }
-    // b->first < a.key(): a key added.
-    rebuild_from(a.done() ? image.size() : a.start());
+    // b->first < a->first: a key added.
     PutSet(out, b->first, b->second, Edit{0, 0, b->second.size()});
-    PutEntry(fresh, b->first, b->second);
+    last.values.emplace_hint(a, b->first, b->second);
     ++b;
   }
-  if (rebuilding) image.swap(fresh);
   return out.size() != start;
 }
 

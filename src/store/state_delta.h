@@ -28,18 +28,13 @@
 
 namespace aiscale::store {
 
-// A state image: a PersistentState flattened into one buffer, entry after entry in key order
-// (varint key length, key, varint count, the doubles in this machine's byte order). In memory
-// only, never stored. Why: the store keeps the last written state of every key to diff the
-// next against, and comparing against one contiguous buffer reads memory in order
-// (prefetched), where a map of vectors is a pointer chase per key.
-void StateToImage(const PersistentState& s, std::string& image);
-Result<PersistentState> StateFromImage(std::string_view image);
-
-// Appends to `out` the delta from the state `image` holds to `next` and rewrites `image` to
-// hold `next` (in place when only values changed, the common tick). Returns false, appending
-// nothing, when they were equal bit for bit.
-bool TakeStateDelta(std::string& image, const PersistentState& next, std::string& out);
+// Appends to `out` the delta from `last` to `next` and makes `last` equal to `next` (vectors
+// that differ are assigned in place, reusing their memory); returns false, appending nothing,
+// when they were already equal bit for bit.
+bool TakeStateDelta(PersistentState& last, const PersistentState& next, std::string& out);
 Status ApplyStateDelta(std::string_view delta, PersistentState& state);
+
+// About what StateToBytes writes for `s`, to choose a delta or a full snapshot.
+size_t SnapshotBytes(const PersistentState& s);
 
 }  // namespace aiscale::store
