@@ -219,7 +219,12 @@ class MixActuator final : public Actuator {
 class MixSource final : public MetricSource {
  public:
   explicit MixSource(const MixActuator& actuator) : actuator_(actuator) {
-    for (int p = 0; p < kMaxPods; ++p) pods_.push_back("pod-" + std::to_string(p));
+    // Names as a Deployment's pods have them (<name>-<replicaset hash>-<5 chars>): longer than
+    // a short string, as in a cluster, so copying one costs an allocation.
+    for (int p = 0; p < kMaxPods; ++p) {
+      pods_.push_back("llm-serving-7d9f8b6c5-" + std::string(1, static_cast<char>('a' + p % 26)) +
+                      std::to_string(10000 + p));
+    }
   }
   std::string_view Name() const override { return "bench-mix"; }
   FetchResult Fetch(const MetricQuery& q, TimePoint now) override {

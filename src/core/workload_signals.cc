@@ -53,8 +53,10 @@ void WorkloadSignals::Ingest(size_t slot, const std::vector<Observation>& obs, T
   SignalSnapshot& snap = e.snap;
   snap.status = SignalStatus::kMissing;
   snap.detail.clear();
-  snap.instances.clear();
-  snap.instances.reserve(obs.size());
+  // Written over the last ingest's entries: a pod's name is usually the same as last time and
+  // longer than a short string, so assigning into the old string keeps its buffer where
+  // clear() and push_back would free and allocate one per pod per tick.
+  size_t kept = 0;
   snap.sum = 0;
   snap.mean = 0;
   snap.at = TimePoint{};
@@ -69,10 +71,16 @@ void WorkloadSignals::Ingest(size_t slot, const std::vector<Observation>& obs, T
       ++stale;
       continue;
     }
-    snap.instances.push_back({o.instance, o.value, o.at, o.ready});
+    if (kept == snap.instances.size()) snap.instances.emplace_back();
+    InstanceValue& iv = snap.instances[kept++];
+    iv.instance.assign(o.instance);
+    iv.value = o.value;
+    iv.at = o.at;
+    iv.ready = o.ready;
     snap.sum += o.value;
     if (o.at > snap.at) snap.at = o.at;
   }
+  snap.instances.resize(kept);
   snap.rejected = stale + invalid;
   if (!snap.instances.empty()) {
     snap.status = SignalStatus::kOk;
