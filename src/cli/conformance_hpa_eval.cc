@@ -1,6 +1,7 @@
 #include "cli/conformance_hpa_eval.h"
 
 #include <cmath>
+#include <deque>
 #include <optional>
 #include <stdexcept>
 
@@ -155,9 +156,10 @@ HpaCaseOutcome RunReplicas(const Obj& c, const std::optional<Obj>& defaults,
   spec.resource_is_cpu = resource == "cpu";
 
   std::vector<hpa::Pod> pods;
+  std::deque<std::string> names;  // what pods[i].name views, through CalcReplicas
   for (const Obj& p : c.List("pods")) {
     hpa::Pod pod;
-    pod.name = p.String("name", "pod-" + std::to_string(pods.size()));
+    pod.name = names.emplace_back(p.String("name", "pod-" + std::to_string(pods.size())));
     const std::string phase = p.String("phase", "Running");
     auto ph = hpa::ParsePodPhase(phase);
     if (!ph) throw Unrepresentable("unsupported pod phase '" + phase + "'");

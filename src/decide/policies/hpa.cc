@@ -91,17 +91,18 @@ MetricOutcome Evaluate(const HpaMetricConfig& m, const PolicyInput& in, double t
       p.value = ToMilli(iv.value);
       p.request = request;
     }
-    // Replicas that report nothing are pods whose metric is missing.
+    // Replicas that report nothing are pods whose metric is missing (named in no message:
+    // they have a request).
     for (int i = static_cast<int>(snap.instances.size()); i < in.current; ++i) {
       hpa::Pod& p = pods.emplace_back();
-      p.name = StrCat("(replica ", i, " without a value)");
+      p.name = "(a replica without a value)";
       p.request = request;
     }
   } else {
     total = ToMilli(snap.sum);
     for (int i = 0; i < in.current; ++i) {
       hpa::Pod& p = pods.emplace_back();
-      p.name = StrCat("replica-", i);
+      p.name = "(a replica)";  // named in no message: no request check for these sources
       p.ready = i < in.ready;
     }
   }

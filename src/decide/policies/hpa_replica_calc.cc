@@ -150,7 +150,7 @@ Result<CalcResult> PerPodReplicas(const MetricSpec& spec, const std::vector<Pod>
   }
   if (utilization) {
     for (const Pod& p : pods) {
-      if (!p.has_request) return Status::Error("missing request for pod " + p.name);
+      if (!p.has_request) return Status::Error("missing request for pod " + std::string(p.name));
     }
   }
   auto ratio_of = [&](const PodMetrics& m) -> Result<ResourceRatio> {

@@ -49,7 +49,7 @@ struct MetricSpec {
 // One pod as the calculation sees it. Times are seconds before `now`; metric timestamps are
 // taken to be `now` (the conformance schema says so and the policy has no better).
 struct Pod {
-  std::string name;
+  std::string_view name;  // for messages; the caller keeps the text alive through the call
   PodPhase phase = PodPhase::kRunning;
   bool ready = true;  // the Ready condition's status
   bool has_ready_condition = true;
