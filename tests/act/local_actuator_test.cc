@@ -486,7 +486,10 @@ TEST_F(LocalActuatorTest, ReplicasDoNotOutliveAKilledAiscale) {
     ASSERT_TRUE(WaitFor([&] { return Count(Events(0), "start") == 1; }));
     const pid_t replica = RecordedPids().at(0);
     reap.reset();
-    ASSERT_TRUE(WaitFor([&] { return Count(Events(0), "sigterm") == 1; }));
+    // The events say what happened when this fails (seen twice under load, not understood).
+    ASSERT_TRUE(WaitFor([&] { return Count(Events(0), "sigterm") == 1; }))
+        << "replica " << replica << " events: " << ::testing::PrintToString(Events(0))
+        << ", recorded pids: " << ::testing::PrintToString(RecordedPids());
     if (!c.survives_sigterm) {
       EXPECT_TRUE(WaitFor([&] { return ProcessGone(replica); }));
       continue;
