@@ -46,10 +46,10 @@ case "$mode" in
     (cd "$build" && ctest --output-on-failure -j "$jobs" --timeout 600)
     echo "bootstrap: tests passed at ${SECONDS} s"
     # Then under sanitizers, in build dirs of their own (issue 11). AISCALE_SANITIZE_TESTS names
-    # the modes: "asan" (the default: every unit test and fuzz corpus under ASan+UBSan),
-    # "asan tsan" (adds the concurrency tests under TSan: another build, past the 30-minute CI
-    # budget on 2 cores, so run by hand or with scripts/sanitize.sh), or 0 to skip.
-    sanitize=${AISCALE_SANITIZE_TESTS:-asan}
+    # the modes: "asan tsan" (the default: every unit test and fuzz corpus under ASan+UBSan,
+    # then the concurrency tests under TSan, about 5 minutes more on 2 cores from cold), "asan"
+    # or "tsan" alone, or 0 to skip.
+    sanitize=${AISCALE_SANITIZE_TESTS:-asan tsan}
     # shellcheck disable=SC2086 # the modes are words
     [ "$sanitize" = 0 ] || bash scripts/sanitize.sh $sanitize --jobs "$jobs"
     ;;
