@@ -486,8 +486,12 @@ TEST_F(LocalActuatorTest, ReplicasDoNotOutliveAKilledAiscale) {
     ASSERT_TRUE(WaitFor([&] { return Count(Events(0), "start") == 1; }));
     const pid_t replica = RecordedPids().at(0);
     reap.reset();
-    // The events say what happened when this fails (seen twice under load, not understood).
-    ASSERT_TRUE(WaitFor([&] { return Count(Events(0), "sigterm") == 1; }))
+    // At least one: the kernel sends the parent-death signal each time the replica is
+    // reparented, and when the thread that spawned it (the supervisor) dies before the rest of
+    // the killed process, it is reparented twice (to a live sibling thread, then to init), so
+    // a replica that ignores SIGTERM may record two. (Waiting for exactly one failed under
+    // load, when the second came before the first was seen.)
+    ASSERT_TRUE(WaitFor([&] { return Count(Events(0), "sigterm") >= 1; }))
         << "replica " << replica << " events: " << ::testing::PrintToString(Events(0))
         << ", recorded pids: " << ::testing::PrintToString(RecordedPids());
     if (!c.survives_sigterm) {
