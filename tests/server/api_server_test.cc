@@ -3,7 +3,6 @@
 #include "server/api_server.h"
 
 #include <atomic>
-#include <chrono>
 #include <future>
 #include <thread>
 
@@ -11,6 +10,7 @@
 #include <httplib.h>
 #include <nlohmann/json.hpp>
 
+#include "cli/cli_test_util.h"
 #include "server/fake_live_view.h"
 #include "store/memory_store.h"
 
@@ -287,18 +287,16 @@ TEST_F(ApiServerTest, UnknownPathsAre404AndWritesAre405) {
   EXPECT_TRUE(head.body.empty());
   // Every answer so far was counted by route and code. cpp-httplib counts (its logger) after
   // the answer is sent, so the last count may land just after the client has read it.
-  const auto count = [&](const char* route, const char* code, double want) {
-    const MetricLabels labels = {{"route", route}, {"code", code}};
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-    double v = telemetry_.Value("aiscale_api_requests_total", labels);
-    while (v < want && std::chrono::steady_clock::now() < deadline) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
-      v = telemetry_.Value("aiscale_api_requests_total", labels);
-    }
-    return v;
-  };
-  EXPECT_EQ(count("none", "404", 8), 8);
-  EXPECT_EQ(count("workloads", "405", 5), 5);
+  const MetricLabels not_found = {{"route", "none"}, {"code", "404"}};
+  const MetricLabels not_allowed = {{"route", "workloads"}, {"code", "405"}};
+  cli::WaitFor(
+      [&] {
+        return telemetry_.Value("aiscale_api_requests_total", not_found) >= 8 &&
+               telemetry_.Value("aiscale_api_requests_total", not_allowed) >= 5;
+      },
+      5);
+  EXPECT_EQ(telemetry_.Value("aiscale_api_requests_total", not_found), 8);
+  EXPECT_EQ(telemetry_.Value("aiscale_api_requests_total", not_allowed), 5);
 }
 
 TEST_F(ApiServerTest, PortInUseFailsClearly) {
