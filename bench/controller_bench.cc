@@ -23,6 +23,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -34,6 +35,7 @@
 #include "control/assembler.h"
 #include "control/controller.h"
 #include "control/live_board.h"
+#include "core/allocator_tuning.h"
 #include "core/config/config_node.h"
 #include "core/telemetry.h"
 #include "decide/pipeline.h"
@@ -409,7 +411,7 @@ constexpr int kWarmupTicks = 120;
 // paid once.
 // The store a deployment runs (issue 11): SQLite in WAL mode with synchronous=NORMAL, changes
 // and 5-minute heartbeats only, 7 days kept, a file in the temp directory.
-Status OpenMixStore(MixWorld& w) {
+Status OpenMixStore(MixWorld& w, int state_every_ticks) {
   w.db = (std::filesystem::temp_directory_path() /
           ("aiscale-mix-" + std::to_string(::getpid()) + ".db"))
              .string();
@@ -418,6 +420,7 @@ Status OpenMixStore(MixWorld& w) {
   o.sync_every_commit = false;
   o.heartbeat = Seconds(300);
   o.retention = Seconds(7 * 86400);
+  o.state_every_ticks = state_every_ticks;
   ASSIGN_OR_RETURN(w.sqlite, store::SqliteStore::Open(w.db, o));
   w.timed = std::make_unique<TimedStore>(*w.sqlite);
   return Status::Ok();
@@ -428,17 +431,18 @@ int64_t DbBytes(MixWorld& w) {
   return n.ok() ? *n : 0;
 }
 
-MixWorld* MixWorldFor(int count, bool daemon_like, bool with_store, std::string& error) {
+// store_every: 0 runs without a store; otherwise SqliteStore with that state_every_ticks.
+MixWorld* MixWorldFor(int count, bool daemon_like, int store_every, std::string& error) {
   // One world at a time: a benchmark's repetitions run back to back, and a 10,000-workload
   // world is large (232 MB peak RSS for BM_TickPolicyMix/10000; histories grow as they fill).
-  static std::tuple<int, bool, bool> key;
+  static std::tuple<int, bool, int> key;
   static std::unique_ptr<MixWorld> slot;
-  if (slot && key == std::make_tuple(count, daemon_like, with_store)) return slot.get();
+  if (slot && key == std::make_tuple(count, daemon_like, store_every)) return slot.get();
   slot.reset();
-  key = {count, daemon_like, with_store};
+  key = {count, daemon_like, store_every};
   auto w = std::make_unique<MixWorld>();
-  if (with_store) {
-    if (Status st = OpenMixStore(*w); !st.ok()) {
+  if (store_every > 0) {
+    if (Status st = OpenMixStore(*w, store_every); !st.ok()) {
       error = st.message();
       return nullptr;
     }
@@ -474,10 +478,10 @@ MixWorld* MixWorldFor(int count, bool daemon_like, bool with_store, std::string&
   return slot.get();
 }
 
-void RunMix(benchmark::State& state, bool daemon_like, bool with_store = false) {
+void RunMix(benchmark::State& state, bool daemon_like, int store_every = 0) {
   const int count = static_cast<int>(state.range(0));
   std::string error;
-  MixWorld* w = MixWorldFor(count, daemon_like, with_store, error);
+  MixWorld* w = MixWorldFor(count, daemon_like, store_every, error);
   if (!w) {
     state.SkipWithError(error.c_str());
     return;
@@ -516,6 +520,8 @@ void RunMix(benchmark::State& state, bool daemon_like, bool with_store = false) 
         static_cast<double>(st.decisions_written - stats_before.decisions_written) / iters;
     state.counters["states_stored_per_tick"] =
         static_cast<double>(st.states_written - stats_before.states_written) / iters;
+    state.counters["states_deferred_per_tick"] =
+        static_cast<double>(st.states_deferred - stats_before.states_deferred) / iters;
     state.counters["states_snapshotted_per_tick"] =
         static_cast<double>(st.states_snapshotted - stats_before.states_snapshotted) / iters;
     state.counters["state_log_kB_per_tick"] =
@@ -534,7 +540,10 @@ void BM_TickPolicyMixDaemonLike(benchmark::State& s) { RunMix(s, true); }
 // (the state log is still filling then, up to its bound of 96 ticks). states_stored_per_tick
 // counts the states that changed, states_snapshotted_per_tick those written in full, and
 // state_log_kB_per_tick the deltas logged for the rest.
-void BM_TickPolicyMixSqlite(benchmark::State& s) { RunMix(s, false, true); }
+void BM_TickPolicyMixSqlite(benchmark::State& s) { RunMix(s, false, 1); }
+// The same with `store.state_every_ticks: 4`: each state written once a minute (and at once
+// when its workload scales); states_deferred_per_tick counts the states left for a later tick.
+void BM_TickPolicyMixSqliteStateEvery4(benchmark::State& s) { RunMix(s, false, 4); }
 
 BENCHMARK(BM_TickPolicyMix)
     ->Arg(10000)
@@ -548,9 +557,25 @@ BENCHMARK(BM_TickPolicyMixSqlite)
     ->Arg(200)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
+BENCHMARK(BM_TickPolicyMixSqliteStateEvery4)
+    ->Arg(10000)
+    ->Arg(200)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 BENCHMARK(BM_TickPolicyMixDaemonLike)->Arg(10000)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace
 }  // namespace aiscale
 
-BENCHMARK_MAIN();
+// The CLI's main tunes the allocator first (core/allocator_tuning.h); so does this one, so the
+// ticks measured here run on the allocator `aiscale run` runs on. AISCALE_DEFAULT_MALLOC=1
+// leaves glibc's defaults, to measure the difference side by side.
+int main(int argc, char** argv) {
+  const char* plain = std::getenv("AISCALE_DEFAULT_MALLOC");
+  if (!(plain && std::string(plain) == "1")) aiscale::TuneAllocator();
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

@@ -144,21 +144,24 @@ std::string Resolve(const std::string& path, const std::string& file) {
 
 // `store:` is the file's path, or a map:
 //   store: {path: FILE, heartbeat: 5m, retention: 7d, sync: normal, snapshot_ticks: 40,
-//           cache_mib: 64}
+//           cache_mib: 64, state_every_ticks: 1}
 // heartbeat: a decision is stored when it changed, and otherwise once per heartbeat saying how
 // many unchanged ticks it stands for (0 stores every tick); retention: decisions older than it
 // are deleted, a bounded batch per tick (0 keeps them); sync: full fsyncs every commit, normal
 // lets a power cut lose the last commits (WAL keeps the file consistent either way);
 // snapshot_ticks: a changing policy state is written in full at least this often and as deltas
 // between (a restart replays at most about twice this many ticks); cache_mib: SQLite's page
-// cache (0: SQLite's default of about 2 MB).
+// cache (0: SQLite's default of about 2 MB); state_every_ticks: each policy state is written
+// once per this many ticks (and at once when its workload scales, and on a clean stop), so a
+// crash loses at most that many ticks of learning (1: every tick).
 void ParseStore(const ConfigNode& spec, ControllerConfig& cfg) {
   const ConfigNode s = spec.Child("store");
   if (!s.IsMap()) {
     cfg.store_path = Resolve(spec.String("store", ""), cfg.file);
     return;
   }
-  s.CheckKnown({"path", "heartbeat", "retention", "sync", "snapshot_ticks", "cache_mib"});
+  s.CheckKnown({"path", "heartbeat", "retention", "sync", "snapshot_ticks", "cache_mib",
+                "state_every_ticks"});
   cfg.store_path = Resolve(s.RequiredString("path"), cfg.file);
   store::StoreOptions& o = cfg.store_options;
   o.heartbeat =
@@ -167,6 +170,7 @@ void ParseStore(const ConfigNode& spec, ControllerConfig& cfg) {
   o.sync_every_commit = s.Enum("sync", "full", {"full", "normal"}) == "full";
   o.state_snapshot_ticks =
       s.Int("snapshot_ticks", o.state_snapshot_ticks, config::Between(1, 100000));
+  o.state_every_ticks = s.Int("state_every_ticks", o.state_every_ticks, config::Between(1, 10000));
   o.cache_kib = 1024 * s.Int("cache_mib", o.cache_kib / 1024, config::Between(0, 65536));
 }
 

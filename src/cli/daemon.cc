@@ -281,6 +281,12 @@ void Daemon::Shutdown() {
   if (shut_down_) return;
   shut_down_ = true;
   if (server_) server_->Stop();
+  // States written every few ticks (store.state_every_ticks) are all written on a clean stop.
+  if (controller_) {
+    if (const Status st = controller_->FlushStates(); !st.ok()) {
+      log_ << "aiscale: unable to write the policies' state on stopping: " << st.message() << "\n";
+    }
+  }
   for (auto& [key, a] : actuators_) a->Shutdown();
   executor_.reset();  // waits for fetches in flight; sources outlive it
   log_ << "aiscale: stopped\n";

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "core/allocator_tuning.h"
 
 namespace {
 
@@ -38,6 +39,7 @@ int Usage(std::ostream& os, int code) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  aiscale::TuneAllocator();
   if (argc < 2) return Usage(std::cerr, 2);
   const std::string cmd = argv[1];
   if (cmd == "help" || cmd == "--help" || cmd == "-h") return Usage(std::cout, 0);

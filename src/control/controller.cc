@@ -118,6 +118,19 @@ Decision Controller::TickOne(size_t index) {
   return d;
 }
 
+Status Controller::FlushStates() {
+  if (!store_ || workloads_.empty()) return Status::Ok();
+  std::vector<StoreWrite> writes;
+  writes.reserve(workloads_.size());
+  for (const auto& w : workloads_) {
+    StoreWrite write{
+        nullptr, {{w->policy_key, &w->policy_state}, {w->stabilizer_key, &w->stabilizer_state}}};
+    write.flush = true;
+    writes.push_back(std::move(write));
+  }
+  return store_->WriteBatch(writes);
+}
+
 Decision Controller::Decide(Workload& w) {
   WorkloadBinding& b = w.binding;
   const TimePoint now = clock_.Now();

@@ -88,6 +88,9 @@ class Controller {
   bool may_apply() const { return may_apply_.load(); }
   // Runs one workload's tick and writes it to the Store on its own.
   Decision TickOne(size_t index);
+  // Writes every workload's states to the Store now, whatever its cadence
+  // (StoreOptions::state_every_ticks): called on a clean stop so that nothing learned is lost.
+  Status FlushStates();
   size_t size() const { return workloads_.size(); }
   const WorkloadBinding& binding(size_t i) const { return workloads_[i]->binding; }
   const WorkloadSignals& signals(size_t i) const { return workloads_[i]->signals; }

@@ -19,6 +19,9 @@ namespace aiscale {
 struct StoreWrite {
   const Decision* decision = nullptr;
   std::vector<std::pair<std::string, const PersistentState*>> states;  // key, state
+  // Write the states now even where the store writes states only every few ticks
+  // (StoreOptions::state_every_ticks): a clean stop flushes them all this way.
+  bool flush = false;
 };
 
 class Store {

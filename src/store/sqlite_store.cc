@@ -257,6 +257,15 @@ Status SqliteStore::SnapshotLocked(const std::string& key, const PersistentState
   return Status::Ok();
 }
 
+bool SqliteStore::StateDue(const std::string& key, int64_t batch) const {
+  const int64_t every = options_.state_every_ticks;
+  if (every <= 1) return true;
+  // The key's own hash spreads the keys over the ticks without a lookup (the skipped states
+  // are the ones this cadence exists to leave untouched).
+  const auto offset = static_cast<int64_t>(std::hash<std::string>{}(key) % every);
+  return (batch + offset) % every == 0;
+}
+
 // Most states change every tick, by a little: the delta is logged, and the state written in
 // full only when the deltas since its snapshot would outgrow it or the snapshot is old.
 Status SqliteStore::StageStateLocked(const std::string& key, const PersistentState& state,
@@ -349,12 +358,18 @@ Status SqliteStore::WriteBatch(const std::vector<StoreWrite>& writes) {
         const int64_t seq = seq_ + 1;
         bool states = false;
         log_buf_.clear();
+        const int64_t batch = batches_++;
         for (const StoreWrite& w : writes) {
           if (w.decision) {
             RETURN_IF_ERROR(RecordLocked(*w.decision, inserted));
             newest = std::max(newest, w.decision->at);
           }
+          const bool now = w.flush || (w.decision && w.decision->action == Action::kScaled);
           for (const auto& [key, state] : w.states) {
+            if (!now && !StateDue(key, batch)) {
+              ++stats_.states_deferred;
+              continue;
+            }
             states = true;
             RETURN_IF_ERROR(StageStateLocked(key, *state, seq));
           }

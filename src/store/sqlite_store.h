@@ -9,8 +9,10 @@
 // deltas (state_delta.h) of every state that changed in it: a key is snapshotted again when
 // the deltas logged since its snapshot would outgrow it (and a 4 KiB page), or after
 // StoreOptions::state_snapshot_ticks batches (staggered per key, at most twice that), and log
-// rows no key needs are deleted every 16th batch. A restore is exact: the first LoadState
-// folds the log into the snapshots (a reader that never calls LoadState, such as `aiscale
+// rows no key needs are deleted every 16th batch. With StoreOptions::state_every_ticks above 1
+// a state is written only in its share of the batches (and at once when its workload scaled or
+// the write says flush); a restore is then exact as of that write. A restore is exact: the first
+// LoadState folds the log into the snapshots (a reader that never calls LoadState, such as `aiscale
 // explain`, writes nothing). Rows of the older JSON format are read as before (the `fmt`
 // column). Decisions past StoreOptions::retention are deleted a bounded batch per write.
 // Append (with its trims) and SaveState are each one transaction, and WriteBatch is one for a
@@ -58,6 +60,7 @@ class SqliteStore final : public Store {
     int64_t decisions_written = 0, decisions_skipped = 0;
     int64_t states_written = 0, states_skipped = 0;
     int64_t states_snapshotted = 0;  // of states_written, as a full snapshot
+    int64_t states_deferred = 0;     // not due in their batch (state_every_ticks)
     int64_t state_log_bytes = 0;     // delta bytes logged
     int64_t decisions_pruned = 0;
   };
@@ -82,6 +85,8 @@ class SqliteStore final : public Store {
   // Logs the delta of `state` from what was last written for `key` into log_buf_, or writes a
   // full snapshot at `seq` (see the class comment).
   Status StageStateLocked(const std::string& key, const PersistentState& state, int64_t seq);
+  // Whether batch number `batch` writes key's state (StoreOptions::state_every_ticks).
+  bool StateDue(const std::string& key, int64_t batch) const;
   Status SnapshotLocked(const std::string& key, const PersistentState& state, int64_t seq);
   // Inserts or replaces key's snapshot row; returns its rowid.
   Result<int64_t> UpsertStateLocked(const std::string& key, std::string_view body, int64_t seq);
@@ -134,7 +139,8 @@ class SqliteStore final : public Store {
   };
   std::unordered_map<std::string, Saved> saved_;  // GUARDED_BY(mu_)
   // The last log seq used (a batch with state takes the next); log rows and snapshots carry it.
-  int64_t seq_ = 0;  // GUARDED_BY(mu_)
+  int64_t seq_ = 0;      // GUARDED_BY(mu_)
+  int64_t batches_ = 0;  // WriteBatch calls so far: the state cadence's clock. GUARDED_BY(mu_)
   // The log may hold deltas of keys not in saved_ (written before Open, or before a failed
   // write): fold it into the snapshots before a LoadState reads them, and prune nothing.
   bool needs_compaction_ = false;          // GUARDED_BY(mu_)

@@ -29,6 +29,14 @@ struct StoreOptions {
   // the state log holds at most twice this many ticks plus 16 (it is pruned every 16th); a
   // restart replays at most that (see sqlite_store.h).
   int state_snapshot_ticks = 40;
+  // SqliteStore only: a key's state is written (as a delta or a snapshot) in one batch out of
+  // this many, at a per-key offset, so each tick writes about 1/N of the states; and at once
+  // in a batch whose decision scaled its workload (the stabilizer's record of that scale must
+  // not be lost) or that asks for it (StoreWrite::flush: `aiscale run` flushes on a clean
+  // stop). The price: a crash loses up to N-1 ticks of what the policies learned (their
+  // windows and fits restart that much older; HPA, which keeps none, loses all of it). 1
+  // writes every state every tick. The controller's config: `store.state_every_ticks`.
+  int state_every_ticks = 1;
   // SqliteStore only: SQLite's page cache, in KiB. The state snapshots and the tail of the
   // decisions table are rewritten every few ticks; a cache that holds them saves rereading
   // them from the WAL (at 10,000 policy-mix workloads, 64 MiB against SQLite's default 2 MB:

@@ -114,16 +114,16 @@ TEST(ControllerConfig, StoreMapSetsStoreOptions) {
     std::string store;
     int64_t heartbeat_s, retention_s;
     bool sync_every_commit;
-    int snapshot_ticks, cache_kib;
+    int snapshot_ticks, cache_kib, state_every_ticks;
   };
   const std::vector<Case> cases = {
-      {"path only", "{path: /tmp/s.db}", 300, 0, true, 40, 65536},
+      {"path only", "{path: /tmp/s.db}", 300, 0, true, 40, 65536, 1},
       {"every field",
        "{path: /tmp/s.db, heartbeat: 1m, retention: 7d, sync: normal, snapshot_ticks: 200, "
-       "cache_mib: 16}",
-       60, 7 * 86400, false, 200, 16384},
+       "cache_mib: 16, state_every_ticks: 4}",
+       60, 7 * 86400, false, 200, 16384, 4},
       {"every tick stored, SQLite's cache", "{path: /tmp/s.db, heartbeat: 0, cache_mib: 0}", 0, 0,
-       true, 40, 0},
+       true, 40, 0, 1},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
@@ -137,6 +137,7 @@ TEST(ControllerConfig, StoreMapSetsStoreOptions) {
     EXPECT_EQ(o.sync_every_commit, c.sync_every_commit);
     EXPECT_EQ(o.state_snapshot_ticks, c.snapshot_ticks);
     EXPECT_EQ(o.cache_kib, c.cache_kib);
+    EXPECT_EQ(o.state_every_ticks, c.state_every_ticks);
   }
 }
 
@@ -153,6 +154,9 @@ TEST(ControllerConfig, StoreMapBadValuesAreErrors) {
       {"fractional ticks", "{path: x.db, snapshot_ticks: 2.5}", "spec.store.snapshot_ticks"},
       {"cache past 64 GiB", "{path: x.db, cache_mib: 1e9}", "spec.store.cache_mib"},
       {"negative cache", "{path: x.db, cache_mib: -1}", "spec.store.cache_mib"},
+      {"state every 0 ticks", "{path: x.db, state_every_ticks: 0}", "spec.store.state_every_ticks"},
+      {"state every 1e9 ticks", "{path: x.db, state_every_ticks: 1e9}",
+       "spec.store.state_every_ticks"},
       {"sync neither", "{path: x.db, sync: sometimes}", "spec.store.sync"},
       {"retention past ten years", "{path: x.db, retention: 4000d}", "spec.store.retention"},
   };

@@ -205,6 +205,8 @@ struct ConfigOptions {
   std::string command;  // default: the model server
   bool target = true;
   std::string period = "1s";
+  std::string store_fields;  // more fields of the store map, each with a leading ", "
+  std::string policy;        // default: static at `replicas`
 };
 
 std::string Config(const RunFixture& f, const ConfigOptions& o) {
@@ -223,8 +225,8 @@ std::string Config(const RunFixture& f, const ConfigOptions& o) {
       "\n"
       // Every tick stored (no heartbeat filtering): these tests count the daemon's decisions.
       "  store: {path: " +
-      f.store() +
-      ", heartbeat: 0}\n"
+      f.store() + ", heartbeat: 0" + o.store_fields +
+      "}\n"
       "  server: {port: " +
       std::to_string(o.server_port) +
       "}\n"
@@ -233,8 +235,10 @@ std::string Config(const RunFixture& f, const ConfigOptions& o) {
       "      kind: Deployment\n"
       "      min_replicas: 1\n"
       "      max_replicas: 4\n"
-      "      policy: {name: static, replicas: " +
-      std::to_string(o.replicas) + "}\n";
+      "      policy: " +
+      (o.policy.empty() ? "{name: static, replicas: " + std::to_string(o.replicas) + "}"
+                        : o.policy) +
+      "\n";
   if (o.target) {
     text +=
         "      target:\n"
@@ -289,6 +293,25 @@ TEST(Run, DryRunOnceRecordsWhatItWouldDoAndStartsNothingMore) {
   EXPECT_FALSE(fs::exists(logs / "svc-1.log"));
   EXPECT_FALSE(fs::exists(logs / "svc-2.log"));
   EXPECT_TRUE(f.Replicas().empty());
+}
+
+// store.state_every_ticks: states are written once in so many ticks, so a run that stops
+// before a state's turn (here: one tick of a thousand, and nothing scaled) must flush it on
+// its way out, or a restart would find nothing the policies learned. static-peak without a
+// size learns one: the replicas it found.
+TEST(Run, ACleanStopWritesStatesTheCadenceHadNotWrittenYet) {
+  RunFixture f("flush");
+  ConfigOptions o;
+  o.base_port = FreePortPair();
+  o.policy = "{name: static-peak}";
+  o.store_fields = ", state_every_ticks: 1000";
+  const std::string cfg = f.WriteConfig(Config(f, o));
+  EXPECT_EQ(f.RunToExit({"run", "-c", cfg, "--once", "--dry-run"}), 0) << f.log();
+  auto s = store::SqliteStore::Open(f.store());
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  auto state = (*s)->LoadState("svc/policy");
+  ASSERT_TRUE(state.ok()) << state.status().message();
+  EXPECT_EQ(state->Get("replicas", -1), 1);
 }
 
 // The API's view of workload svc, or null when the daemon does not answer (yet).

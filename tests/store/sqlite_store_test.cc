@@ -377,6 +377,73 @@ PersistentState Step(int t) {
   return s;
 }
 
+// state_every_ticks: each key's state is written in one batch out of N (so a reopened file
+// holds a state at most N-1 batches old), at once in a batch whose decision scaled, and in
+// full on a flush; every key is due exactly once in any N consecutive batches.
+TEST(SqliteStateCadence, EachStateIsWrittenInItsShareOfBatchesAndAtOnceWhenItMatters) {
+  struct Case {
+    std::string name;
+    int every, batches;
+    int scaled_at;  // the batch whose decisions scaled every workload, or -1
+    bool flush;     // a last batch with StoreWrite::flush
+    int64_t written, deferred;
+  };
+  const std::vector<Case> cases = {
+      {"every batch", 1, 8, -1, false, 6 * 8, 0},
+      {"one in four", 4, 8, -1, false, 6 * 2, 6 * 6},
+      {"one in four, all scaled in the last batch", 4, 8, 7, false, -1, -1},
+      {"one in four, then a flush", 4, 9, -1, true, 6 * 2 + 6, 6 * 6},
+      {"one in five, uneven", 5, 7, -1, false, -1, -1},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    const std::string path = FreshTempDir("cadence") + "/store.db";
+    StoreOptions o;
+    o.state_every_ticks = c.every;
+    std::vector<std::string> keys;
+    for (int k = 0; k < 6; ++k) keys.push_back("k" + std::to_string(k));
+    {
+      auto s = SqliteStore::Open(path, o);
+      ASSERT_TRUE(s.ok());
+      for (int t = 0; t < c.batches; ++t) {
+        const PersistentState st = Step(t);
+        std::vector<Decision> ds;  // each key's workload decided, and scaled in scaled_at
+        for (const std::string& k : keys) {
+          ds.push_back(FullDecision("ns/" + k, 15.0 * t, t));
+          ds.back().action = t == c.scaled_at ? Action::kScaled : Action::kNone;
+        }
+        std::vector<StoreWrite> batch(keys.size());
+        for (size_t k = 0; k < keys.size(); ++k) {
+          batch[k].decision = &ds[k];
+          batch[k].states = {{keys[k], &st}};
+          batch[k].flush = c.flush && t == c.batches - 1;
+        }
+        ASSERT_TRUE((*s)->WriteBatch(batch).ok());
+      }
+      const auto stats = (*s)->Stats();
+      if (c.written >= 0) {
+        EXPECT_EQ(stats.states_written, c.written);
+        EXPECT_EQ(stats.states_deferred, c.deferred);
+      }
+      EXPECT_EQ(stats.states_written + stats.states_skipped + stats.states_deferred, 6 * c.batches);
+    }
+    auto s = SqliteStore::Open(path, o);
+    ASSERT_TRUE(s.ok());
+    for (const std::string& k : keys) {
+      SCOPED_TRACE(k);
+      auto loaded = (*s)->LoadState(k);
+      ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+      const int t = static_cast<int>(loaded->Get("t", -1));
+      int oldest = std::max(0, c.batches - c.every);
+      if (c.flush) oldest = c.batches - 1;
+      if (c.scaled_at >= 0) oldest = std::max(oldest, c.scaled_at);
+      EXPECT_GE(t, oldest);
+      EXPECT_LE(t, c.batches - 1);
+      EXPECT_EQ(*loaded, Step(t));  // a state as it was written, not a mix of two
+    }
+  }
+}
+
 // Schema 3: a state is logged as deltas and snapshotted now and then; the log keeps only what
 // some key still needs (at most 2 x state_snapshot_ticks + 16 batches), and a reopened file
 // gives back the last state written, at any point.
