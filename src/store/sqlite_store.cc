@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <functional>
 #include <limits>
+#include <utility>
 
 #include "core/decision_codec.h"
 #include "store/migrations.h"
@@ -336,6 +337,7 @@ void SqliteStore::ForgetLocked() {
   filter_.Clear();
   saved_.clear();
   needs_compaction_ = true;  // committed deltas of the forgotten keys stay in the log
+  write_all_states_ = true;  // whatever their turn (state_every_ticks)
 }
 
 Status SqliteStore::Append(const Decision& d) {
@@ -359,12 +361,13 @@ Status SqliteStore::WriteBatch(const std::vector<StoreWrite>& writes) {
         bool states = false;
         log_buf_.clear();
         const int64_t batch = batches_++;
+        const bool all = std::exchange(write_all_states_, false);
         for (const StoreWrite& w : writes) {
           if (w.decision) {
             RETURN_IF_ERROR(RecordLocked(*w.decision, inserted));
             newest = std::max(newest, w.decision->at);
           }
-          const bool now = w.flush || (w.decision && w.decision->action == Action::kScaled);
+          const bool now = all || w.flush || (w.decision && w.decision->action == Action::kScaled);
           for (const auto& [key, state] : w.states) {
             if (!now && !StateDue(key, batch)) {
               ++stats_.states_deferred;

@@ -10,11 +10,12 @@
 // the deltas logged since its snapshot would outgrow it (and a 4 KiB page), or after
 // StoreOptions::state_snapshot_ticks batches (staggered per key, at most twice that), and log
 // rows no key needs are deleted every 16th batch. With StoreOptions::state_every_ticks above 1
-// a state is written only in its share of the batches (and at once when its workload scaled or
-// the write says flush); a restore is then exact as of that write. A restore is exact: the first
-// LoadState folds the log into the snapshots (a reader that never calls LoadState, such as `aiscale
-// explain`, writes nothing). Rows of the older JSON format are read as before (the `fmt`
-// column). Decisions past StoreOptions::retention are deleted a bounded batch per write.
+// a state is written only in its share of the batches (and at once when its workload scaled,
+// the write says flush, or the write before failed). A restore gives back the last state
+// written, bit for bit: the first LoadState folds the log into the snapshots (a reader that
+// never calls LoadState, such as `aiscale explain`, writes nothing). Rows of the older JSON
+// format are read as before (the `fmt` column). Decisions past StoreOptions::retention are
+// deleted a bounded batch per write.
 // Append (with its trims) and SaveState are each one transaction, and WriteBatch is one for a
 // whole tick, durable when they return ok (see StoreOptions::sync_every_commit); after a failed
 // one, the next write stores every decision and state again. Errors read "unable to open
@@ -141,6 +142,8 @@ class SqliteStore final : public Store {
   // The last log seq used (a batch with state takes the next); log rows and snapshots carry it.
   int64_t seq_ = 0;      // GUARDED_BY(mu_)
   int64_t batches_ = 0;  // WriteBatch calls so far: the state cadence's clock. GUARDED_BY(mu_)
+  // After a failed write the next batch writes every state, due or not. GUARDED_BY(mu_)
+  bool write_all_states_ = false;
   // The log may hold deltas of keys not in saved_ (written before Open, or before a failed
   // write): fold it into the snapshots before a LoadState reads them, and prune nothing.
   bool needs_compaction_ = false;          // GUARDED_BY(mu_)

@@ -225,32 +225,38 @@ TEST(SqliteStore, AFailedBatchLeavesNothingBehind) {
   EXPECT_TRUE((*s)->Append(FullDecision("after", 2, 2)).ok());
 }
 
+// Also with states written once in 1,000 batches: the batch after a failure writes them all.
 TEST(SqliteStore, AfterAFailedBatchEverythingIsWrittenAgain) {
-  const std::string path = FreshTempDir("sqlite") + "/store.db";
-  StoreOptions o;
-  o.heartbeat = Seconds(300);
-  auto s = SqliteStore::Open(path, o);
-  ASSERT_TRUE(s.ok());
-  Decision d0 = FullDecision("w", 0, 0);
-  PersistentState s0{{{"x", {0}}}}, s1{{{"x", {1}}}};
-  ASSERT_TRUE((*s)->WriteBatch({{&d0, {{"w/policy", &s0}}}}).ok());
-  ASSERT_TRUE(ExecBehindTheStore(path,
-                                 "CREATE TRIGGER boom BEFORE INSERT ON decisions "
-                                 "BEGIN SELECT RAISE(ABORT, 'injected'); END;"));
-  Decision d1 = FullDecision("w", 15, 1);  // changed
-  ASSERT_FALSE((*s)->WriteBatch({{&d1, {{"w/policy", &s1}}}}).ok());
-  ASSERT_TRUE(ExecBehindTheStore(path, "DROP TRIGGER boom;"));
-  // The same decision and state again: the store must not believe the failed batch wrote them.
-  Decision d2 = d1;
-  d2.at += Seconds(15);
-  ASSERT_TRUE((*s)->WriteBatch({{&d2, {{"w/policy", &s1}}}}).ok());
-  auto got = (*s)->Recent("w", 10);
-  ASSERT_TRUE(got.ok());
-  ASSERT_EQ(got->size(), 2u);
-  EXPECT_EQ(got->back().at, d2.at);
-  auto loaded = (*s)->LoadState("w/policy");
-  ASSERT_TRUE(loaded.ok());
-  EXPECT_EQ(*loaded, s1);
+  for (const int every : {1, 1000}) {
+    SCOPED_TRACE("state_every_ticks " + std::to_string(every));
+    const std::string path = FreshTempDir("sqlite") + "/store.db";
+    StoreOptions o;
+    o.heartbeat = Seconds(300);
+    o.state_every_ticks = every;
+    auto s = SqliteStore::Open(path, o);
+    ASSERT_TRUE(s.ok());
+    Decision d0 = FullDecision("w", 0, 0);
+    PersistentState s0{{{"x", {0}}}}, s1{{{"x", {1}}}};
+    ASSERT_TRUE((*s)->WriteBatch({{&d0, {{"w/policy", &s0}}}}).ok());
+    ASSERT_TRUE(ExecBehindTheStore(path,
+                                   "CREATE TRIGGER boom BEFORE INSERT ON decisions "
+                                   "BEGIN SELECT RAISE(ABORT, 'injected'); END;"));
+    Decision d1 = FullDecision("w", 15, 1);  // changed
+    ASSERT_FALSE((*s)->WriteBatch({{&d1, {{"w/policy", &s1}}}}).ok());
+    ASSERT_TRUE(ExecBehindTheStore(path, "DROP TRIGGER boom;"));
+    // The same decision and state again: the store must not believe the failed batch wrote
+    // them.
+    Decision d2 = d1;
+    d2.at += Seconds(15);
+    ASSERT_TRUE((*s)->WriteBatch({{&d2, {{"w/policy", &s1}}}}).ok());
+    auto got = (*s)->Recent("w", 10);
+    ASSERT_TRUE(got.ok());
+    ASSERT_EQ(got->size(), 2u);
+    EXPECT_EQ(got->back().at, d2.at);
+    auto loaded = (*s)->LoadState("w/policy");
+    ASSERT_TRUE(loaded.ok());
+    EXPECT_EQ(*loaded, s1);
+  }
 }
 
 TEST(SqliteStore, UnchangedStateIsNotRewritten) {
