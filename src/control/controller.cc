@@ -89,7 +89,7 @@ std::vector<Decision> Controller::Tick() {
     // longer than a short string, so each would be an allocation a tick), only the decision
     // changes.
     for (size_t i = batch_.size(); i < workloads_.size(); ++i) {
-      batch_.push_back(WriteOf(*workloads_[i], out[i]));
+      batch_.push_back(WriteOf(*workloads_[i], &out[i]));
     }
     std::vector<Decision*> decisions;
     decisions.reserve(out.size());
@@ -114,7 +114,7 @@ std::vector<Decision> Controller::Tick() {
 Decision Controller::TickOne(size_t index) {
   Workload& w = *workloads_[index];
   Decision d = Decide(w);
-  if (store_) Persist({WriteOf(w, d)}, {&d});
+  if (store_) Persist({WriteOf(w, &d)}, {&d});
   return d;
 }
 
@@ -123,10 +123,8 @@ Status Controller::FlushStates() {
   std::vector<StoreWrite> writes;
   writes.reserve(workloads_.size());
   for (const auto& w : workloads_) {
-    StoreWrite write{
-        nullptr, {{w->policy_key, &w->policy_state}, {w->stabilizer_key, &w->stabilizer_state}}};
-    write.flush = true;
-    writes.push_back(std::move(write));
+    writes.push_back(WriteOf(*w, nullptr));
+    writes.back().flush = true;
   }
   return store_->WriteBatch(writes);
 }
@@ -264,8 +262,8 @@ void Controller::SetMayApply(bool may_apply, const std::string& reason) {
   may_apply_.store(may_apply);
 }
 
-StoreWrite Controller::WriteOf(const Workload& w, const Decision& d) const {
-  return StoreWrite{&d, {{w.policy_key, &w.policy_state}, {w.stabilizer_key, &w.stabilizer_state}}};
+StoreWrite Controller::WriteOf(const Workload& w, const Decision* d) const {
+  return StoreWrite{d, {{w.policy_key, &w.policy_state}, {w.stabilizer_key, &w.stabilizer_state}}};
 }
 
 void Controller::Persist(const std::vector<StoreWrite>& writes, std::vector<Decision*> decisions) {

@@ -112,7 +112,8 @@ class Controller {
   void ReadSignals(Workload& w, TimePoint now, Decision& d);
   void Resolve(const Workload& w, Decision& d) const;
   void Act(Workload& w, TimePoint now, Decision& d);
-  StoreWrite WriteOf(const Workload& w, const Decision& d) const;
+  // The workload's states under their keys, with `d` (null: the states alone).
+  StoreWrite WriteOf(const Workload& w, const Decision* d) const;
   // Writes the batch; a failure is recorded in every Decision it held (the tick still counts).
   void Persist(const std::vector<StoreWrite>& writes, std::vector<Decision*> decisions);
   void Count(const Decision& d) const;

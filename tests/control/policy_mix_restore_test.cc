@@ -178,22 +178,30 @@ class TeeStore final : public Store {
   Store& reference_;
 };
 
+// Every state key of the kCount workloads.
+std::vector<std::string> StateKeys() {
+  std::vector<std::string> keys;
+  for (int i = 0; i < kCount; ++i) {
+    for (const char* part : {"/policy", "/stabilizer"}) {
+      keys.push_back("mix/w" + std::to_string(i) + part);
+    }
+  }
+  return keys;
+}
+
 // Opens the file again (a new process would) and compares every state with the reference.
 void ExpectRestoredExactly(const std::string& path, const store::StoreOptions& o,
                            store::MemoryStore& reference) {
   auto s = store::SqliteStore::Open(path, o);
   ASSERT_TRUE(s.ok()) << s.status().message();
   int nonempty = 0;
-  for (int i = 0; i < kCount; ++i) {
-    for (const char* part : {"/policy", "/stabilizer"}) {
-      const std::string key = "mix/w" + std::to_string(i) + part;
-      SCOPED_TRACE(key);
-      auto want = reference.LoadState(key);
-      auto got = (*s)->LoadState(key);
-      ASSERT_TRUE(want.ok() && got.ok()) << got.status().message();
-      EXPECT_TRUE(SameBits(*got, *want));
-      nonempty += want->values.empty() ? 0 : 1;
-    }
+  for (const std::string& key : StateKeys()) {
+    SCOPED_TRACE(key);
+    auto want = reference.LoadState(key);
+    auto got = (*s)->LoadState(key);
+    ASSERT_TRUE(want.ok() && got.ok()) << got.status().message();
+    EXPECT_TRUE(SameBits(*got, *want));
+    nonempty += want->values.empty() ? 0 : 1;
   }
   EXPECT_GE(nonempty, kCount);  // every policy learned something
 }
@@ -261,12 +269,7 @@ TEST(PolicyMixRestore, StatesWrittenEveryFewTicksRestoreRecentOrExactAfterAFlush
       for (int tick = 0; tick < 37; ++tick) {
         RunTicks(w, 1);
         std::map<std::string, PersistentState> now;
-        for (int i = 0; i < kCount; ++i) {
-          for (const char* part : {"/policy", "/stabilizer"}) {
-            const std::string key = "mix/w" + std::to_string(i) + part;
-            now[key] = reference.LoadState(key).value();
-          }
-        }
+        for (const std::string& key : StateKeys()) now[key] = reference.LoadState(key).value();
         recent.push_back(std::move(now));
         if (recent.size() > kEvery) recent.pop_front();
       }
