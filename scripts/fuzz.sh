@@ -59,7 +59,11 @@ for n in "${names[@]}"; do
   set +e
   # A fuzzer that stops answering after a finding (seen: an out-of-memory report whose heap
   # profile ran for minutes under ASan at -O0) is killed; that counts as a finding too.
+  # Entropic scheduling keeps 20 rarest features, not libFuzzer's 100: with a grown corpus,
+  # perf put 40% of controller_config's time in InputCorpus::UpdateFeatureFrequency (a linear
+  # search of that list per feature per input); at 20 it ran 1,996 inputs/s against 1,110.
   "${wall[@]}" "$bin" "${limit[@]}" -timeout="$timeout" -rss_limit_mb=2048 -print_final_stats=1 \
+    -entropic_number_of_rarest_features=20 \
     -artifact_prefix="$crashes/" "$work" "${seeds[@]}" >"$log" 2>&1
   rc=$?
   set -e

@@ -42,16 +42,26 @@ size_t Collector::Add(const WorkloadRef& ref, const std::vector<CollectSignal>& 
   return state_->by_workload.size() - 1;
 }
 
+Collector::Queries Collector::QueriesFor(State& state, MetricSource* source,
+                                         const std::vector<size_t>& due) {
+  SentBatch& sent = state.sent[source];
+  if (sent.queries && sent.slots == due) return sent.queries;
+  auto queries = std::make_shared<std::vector<MetricQuery>>();
+  queries->reserve(due.size());
+  for (size_t i : due) queries->push_back(state.slots[i].query);
+  sent.slots = due;
+  sent.queries = std::move(queries);
+  return sent.queries;
+}
+
 void Collector::RunDue(TimePoint now) {
-  std::map<MetricSource*, std::pair<std::vector<size_t>, std::vector<MetricQuery>>> batches;
+  std::map<MetricSource*, std::pair<std::vector<size_t>, Queries>> batches;
   {
     std::lock_guard<std::mutex> lock(state_->mu);
     for (size_t i = 0; i < state_->slots.size(); ++i) {
       Slot& s = state_->slots[i];
       if (s.next_due > now || s.in_flight || state_->busy[s.sig.source]) continue;
-      auto& b = batches[s.sig.source];
-      b.first.push_back(i);
-      b.second.push_back(s.query);
+      batches[s.sig.source].first.push_back(i);
     }
     for (auto& [source, b] : batches) {
       state_->busy[source] = true;
@@ -62,6 +72,7 @@ void Collector::RunDue(TimePoint now) {
         s.started = now;
         s.next_due = now + s.sig.interval;
       }
+      b.second = QueriesFor(*state_, source, b.first);
     }
   }
   for (auto& [source, b] : batches) {
@@ -72,21 +83,25 @@ void Collector::RunDue(TimePoint now) {
 }
 
 void Collector::RunBatch(const std::shared_ptr<State>& state, Telemetry* telemetry,
-                         MetricSource* source, std::vector<size_t> slots,
-                         std::vector<MetricQuery> queries, TimePoint now) {
+                         MetricSource* source, std::vector<size_t> slots, Queries queries,
+                         TimePoint now) {
   const auto t0 = std::chrono::steady_clock::now();  // telemetry only: real latency
-  std::vector<FetchResult> results = source->FetchBatch(queries, now);
+  auto fetched = std::make_shared<std::vector<FetchResult>>(source->FetchBatch(*queries, now));
   const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (fetched->size() < slots.size()) {
+    const Status missing = Status::Internal("source " + std::string(source->Name()) +
+                                            " answered fewer queries than it was asked");
+    fetched->resize(slots.size(), FetchResult(missing));
+  }
+  // One allocation holds the whole batch; each slot's Reading points into it (aliasing), so a
+  // round allocates and frees once per source, not once per signal.
+  const std::shared_ptr<const std::vector<FetchResult>> results = std::move(fetched);
   const MetricLabels by_source = {{"source", std::string(source->Name())}};
   std::lock_guard<std::mutex> lock(state->mu);
   for (size_t k = 0; k < slots.size(); ++k) {
     Slot& s = state->slots[slots[k]];
     s.in_flight = false;
-    s.last = std::make_shared<const FetchResult>(
-        k < results.size()
-            ? std::move(results[k])
-            : FetchResult(Status::Internal("source " + std::string(source->Name()) +
-                                           " answered fewer queries than it was asked")));
+    s.last = Reading(results, &(*results)[k]);
     if (telemetry && !s.last->ok() && !s.late_counted) {
       telemetry->Add(
           "aiscale_fetch_errors_total",

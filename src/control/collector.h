@@ -10,7 +10,8 @@
 // Thread-safe: RunDue, NextDue and Read may be called from different threads; Add is for set-up,
 // before the first RunDue. Sources must outlive every task started on the executor. A fetched
 // result is immutable once stored and shared with every reader (Reading), so a tick reads
-// 10,000 workloads' observations without copying them.
+// 10,000 workloads' observations without copying them; the readings of one batch share one
+// allocation, which lives until the last of them is replaced or released.
 #pragma once
 
 #include <map>
@@ -65,15 +66,25 @@ class Collector {
     TimePoint started{};
     Reading last;  // null until a fetch completes
   };
+  using Queries = std::shared_ptr<const std::vector<MetricQuery>>;
+  // The queries a source was last asked: reused while the same slots are due together (every
+  // round, for signals sharing an interval), so a round copies no query.
+  struct SentBatch {
+    std::vector<size_t> slots;
+    Queries queries;
+  };
   struct State {
     mutable std::mutex mu;
     std::vector<Slot> slots;
     std::vector<std::vector<size_t>> by_workload;  // workload id -> slot indices
     std::map<MetricSource*, bool> busy;            // a batch of this source is running
+    std::map<MetricSource*, SentBatch> sent;
   };
+  // The queries for `due` (slot indices, in order), from the last batch when it asked the same.
+  static Queries QueriesFor(State& state, MetricSource* source, const std::vector<size_t>& due);
   static void RunBatch(const std::shared_ptr<State>& state, Telemetry* telemetry,
-                       MetricSource* source, std::vector<size_t> slots,
-                       std::vector<MetricQuery> queries, TimePoint now);
+                       MetricSource* source, std::vector<size_t> slots, Queries queries,
+                       TimePoint now);
   Reading ReadSlot(Slot& s, TimePoint now) const;
 
   Executor& executor_;

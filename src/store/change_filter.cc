@@ -2,8 +2,9 @@
 
 namespace aiscale::store {
 
-ChangeFilter::Key ChangeFilter::KeyOf(const Decision& d) {
-  Key k;
+// Assigns into `k` field by field, so a changed decision reuses the strings' and the inputs'
+// storage instead of allocating a new key (most fields are the same as before).
+void ChangeFilter::AssignKey(const Decision& d, Key& k) {
   k.policy = d.policy;
   k.rule = d.recommendation.rule;
   k.constrain_reason = d.constrain_reason;
@@ -17,8 +18,16 @@ ChangeFilter::Key ChangeFilter::KeyOf(const Decision& d) {
   k.vetoed = d.vetoed;
   k.action = d.action;
   k.action_code = d.action_code;
-  k.inputs.reserve(d.inputs.size());
-  for (const SignalInput& in : d.inputs) k.inputs.emplace_back(in.name, in.status);
+  k.inputs.resize(d.inputs.size());
+  for (size_t i = 0; i < d.inputs.size(); ++i) {
+    k.inputs[i].first = d.inputs[i].name;
+    k.inputs[i].second = d.inputs[i].status;
+  }
+}
+
+ChangeFilter::Key ChangeFilter::KeyOf(const Decision& d) {
+  Key k;
+  AssignKey(d, k);
   return k;
 }
 
@@ -57,7 +66,9 @@ ChangeFilter::Offer ChangeFilter::Consider(const Decision& d) {
   }
   Entry& e = it->second;
   if (!SameAs(e.key, d)) {
-    e = Entry{KeyOf(d), d.at, 0};
+    AssignKey(d, e.key);
+    e.stored_at = d.at;
+    e.unchanged = 0;
     return {};
   }
   ++e.unchanged;

@@ -62,6 +62,7 @@ class ChangeFilter {
     int unchanged = 0;  // ticks since stored_at, not counting it
   };
   static Key KeyOf(const Decision& d);
+  static void AssignKey(const Decision& d, Key& k);
   static bool SameAs(const Key& k, const Decision& d);
 
   const Duration heartbeat_;

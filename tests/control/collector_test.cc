@@ -311,6 +311,31 @@ TEST(Collector, AHungSourceStarvesOnlyItsOwnWorkloadsAndTheTickDoesNotWait) {
   EXPECT_EQ(t.Value("aiscale_scale_down_vetoes_total", {{"workload", "ns/stuck1"}}), 3);
 }
 
+// The queries of a round whose due signals are the ones asked last time are the same vector
+// (no copy per signal per round); a different set of due signals gets a list of its own.
+TEST(Collector, TheSameDueSignalsAreAskedWithTheSameQueryListAndANewSetWithItsOwn) {
+  for (const auto& ex : Executors()) {
+    SCOPED_TRACE(ex.name);
+    CountingSource src("prom");
+    auto executor = ex.make();
+    Collector c(*executor, nullptr);
+    c.Add(Ref("w"), {Sig("fast", &src, 5), Sig("slow", &src, 15)});
+    for (double at : {0, 5, 10, 15, 20}) {
+      c.RunDue(kT0 + Seconds(at));
+      ASSERT_TRUE(WaitFor([&] { return c.InFlight() == 0; }));
+    }
+    const auto got = src.batches();
+    ASSERT_EQ(got.size(), 5u);
+    EXPECT_EQ(Join(got[0].asked), "w/fast,w/slow");
+    EXPECT_EQ(Join(got[1].asked), "w/fast");
+    EXPECT_EQ(Join(got[3].asked), "w/fast,w/slow");
+    EXPECT_EQ(Join(got[4].asked), "w/fast");
+    EXPECT_EQ(got[2].list, got[1].list);  // fast alone twice: the same list
+    EXPECT_NE(got[1].list, got[0].list);
+    EXPECT_NE(got[3].list, got[2].list);
+  }
+}
+
 TEST(Collector, ASourceThatAnswersFewerQueriesLeavesTheRestInternal) {
   for (const auto& ex : Executors()) {
     SCOPED_TRACE(ex.name);

@@ -27,7 +27,7 @@ class CountingSource final : public MetricSource {
     std::lock_guard<std::mutex> lock(mu_);
     std::vector<std::string> asked;
     for (const MetricQuery& q : qs) asked.push_back(q.workload.name + "/" + q.signal);
-    batches_.push_back({now, std::move(asked)});
+    batches_.push_back({now, std::move(asked), &qs});
     const size_t n = qs.size() > short_by_ ? qs.size() - short_by_ : 0;
     if (!error_.ok()) return std::vector<FetchResult>(n, error_);
     std::vector<FetchResult> out;
@@ -41,6 +41,7 @@ class CountingSource final : public MetricSource {
   struct Batch {
     TimePoint at;
     std::vector<std::string> asked;  // "workload/signal", in the order asked
+    const void* list = nullptr;      // the query vector's address (reused or built anew)
   };
   std::vector<Batch> batches() const {
     std::lock_guard<std::mutex> lock(mu_);
