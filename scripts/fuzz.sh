@@ -59,19 +59,18 @@ for n in "${names[@]}"; do
   [[ -d "$src/tests/fuzz/corpus/$n" ]] && seeds=("$src/tests/fuzz/corpus/$n")
   before=$(find "$crashes" -type f | wc -l)
   set +e
-  # Unless the caller set ASan's options (sanitize.sh does, for CI's short runs), no allocation
-  # stacks are recorded: unwinding and storing one per malloc (StackDepot) was 43% of
-  # controller_config's time in a long run; without it, 991 inputs/s against 628 side by side.
-  # A finding's input is replayed with full stacks by running the harness on it (or the plain
-  # build's <name>_fuzz_replay).
+  # Two settings for speed, each found with perf on a long controller_config run and measured
+  # side by side. Entropic scheduling keeps 20 rarest features, not libFuzzer's 100
+  # (InputCorpus::UpdateFeatureFrequency, a linear search of that list per feature per input,
+  # was 40% of the time; 1,996 inputs/s against 1,110). And unless the caller set ASan's
+  # options (sanitize.sh does, for CI's short runs), no allocation stacks are recorded
+  # (unwinding and storing one per malloc was 43%; 991 inputs/s against 628); a finding's input
+  # is replayed with full stacks by running the harness on it (or <name>_fuzz_replay).
   # A fuzzer that stops answering after a finding (seen: an out-of-memory report whose heap
   # profile ran for minutes under ASan at -O0) is killed; that counts as a finding too.
-  # Entropic scheduling keeps 20 rarest features, not libFuzzer's 100: with a grown corpus,
-  # perf put 40% of controller_config's time in InputCorpus::UpdateFeatureFrequency (a linear
-  # search of that list per feature per input); at 20 it ran 1,996 inputs/s against 1,110.
   ASAN_OPTIONS="${ASAN_OPTIONS:-malloc_context_size=0}" \
-    "${wall[@]}" "$bin" "${limit[@]}" -timeout="$timeout" -report_slow_units="$timeout" -rss_limit_mb=2048 -print_final_stats=1 \
-    -entropic_number_of_rarest_features=20 \
+    "${wall[@]}" "$bin" "${limit[@]}" -timeout="$timeout" -report_slow_units="$timeout" \
+    -rss_limit_mb=2048 -print_final_stats=1 -entropic_number_of_rarest_features=20 \
     -artifact_prefix="$crashes/" "$work" "${seeds[@]}" >"$log" 2>&1
   rc=$?
   set -e
