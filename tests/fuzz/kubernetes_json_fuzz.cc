@@ -8,9 +8,10 @@
 // HttpClient seam, to a KubernetesActuator (Observe with gpu_capacity, Apply, Observe: Scale,
 // Deployment/StatefulSet/PyTorchJob status, NodeList, PodList, Status error bodies, 409/429/5xx
 // retries) and again from the start to a LeaseElector (Step twice, Release: Lease bodies).
-// Every body also goes to KubeApiError, GpusPerReplica and FreeReplicaSlots directly. A leading
-// byte below 3 picks the workload's kind (Deployment, StatefulSet, PyTorchJob). Time is a clock
-// that sleeps by jumping, so backoff and Retry-After cost nothing.
+// Every body also goes to GpusPerReplica and FreeReplicaSlots directly, and every answer outside
+// 2xx to KubeApiError. A leading byte below 3 picks the workload's kind (Deployment,
+// StatefulSet, PyTorchJob). Time is a clock that sleeps by jumping, so backoff and Retry-After
+// cost nothing.
 #include <cctype>
 #include <cstddef>
 #include <cstdint>
@@ -116,7 +117,8 @@ void ParseBodies(const KubeResource& resource, const std::vector<Answer>& answer
   for (const Answer& a : answers) bodies.push_back(json::parse(a.response.body, nullptr, false));
   for (size_t i = 0; i < answers.size(); ++i) {
     const HttpResponse& r = answers[i].response;
-    (void)KubeApiError(r.status, r.body);
+    // Only where the client calls it, on an answer outside 2xx: it parses the body again.
+    if (r.status < 200 || r.status >= 300) (void)KubeApiError(r.status, r.body);
     const json& j = bodies[i];
     if (j.is_discarded()) continue;
     (void)GpusPerReplica(resource, j);
