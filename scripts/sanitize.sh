@@ -8,7 +8,8 @@
 #         (they run the instrumented aiscale binary).
 #   tsan  build-tsan/: the same with ThreadSanitizer; runs the test executables that hold the
 #         concurrent code (collector, executor, controller, live board in control_tests; local
-#         actuator and Kubernetes client in act_tests; API server in server_tests).
+#         actuator and Kubernetes client in act_tests; API server in server_tests; the WAL
+#         checkpoint thread in store_tests).
 # Benchmarks are not built (AISCALE_BENCH=OFF). asan at -O0 -g1: reports name file:line, and
 # it compiles in about half the CPU time of -O1 (33 s vs 18 s with GCC for
 # tests/act/kubernetes_actuator_test.cc), which keeps it within CI's budget; tsan at -O1 -g1,
@@ -43,7 +44,7 @@ while (($#)); do
 done
 ((${#modes[@]})) || modes=(asan tsan)
 
-tsan_tests=(control_tests act_tests server_tests)
+tsan_tests=(control_tests act_tests server_tests store_tests)
 # Not under TSan: this test forks a copy of the multi-threaded test process that goes on running
 # an actuator (threads) without exec, which TSan does not support (its child fails 2 runs in 3
 # with die_after_fork=0 too). It runs in the plain suite and under ASan.

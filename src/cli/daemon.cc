@@ -40,6 +40,10 @@ Status Daemon::OpenStore() {
   if (!dir.empty()) std::filesystem::create_directories(dir, ec);
   auto s = store::SqliteStore::Open(cfg_.store_path, cfg_.store_options);
   if (!s.ok()) return s.status().Wrap("unable to open store " + cfg_.store_path);
+  if (const std::string why = (*s)->Stats().checkpoint_error; !why.empty()) {
+    log_ << "aiscale: warning: store " << cfg_.store_path
+         << ": WAL checkpoints run inside the commits instead (" << why << ")\n";
+  }
   store_ = std::move(s).value();
   return Status::Ok();
 }

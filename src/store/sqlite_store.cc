@@ -69,8 +69,12 @@ Result<std::string> QueryText(sqlite3* db, const char* sql) {
 // mode, so they follow. An existing file keeps its mode. When the file cannot be created
 // (missing directory, ...) SQLite's own open fails next with the error the user sees. Special
 // names (":memory:", "file:" URIs, "") are left to SQLite.
+bool IsPlainPath(const std::string& path) {
+  return !path.empty() && path[0] != ':' && path.rfind("file:", 0) != 0;
+}
+
 void CreatePrivate(const std::string& path) {
-  if (path.empty() || path[0] == ':' || path.rfind("file:", 0) == 0) return;
+  if (!IsPlainPath(path)) return;
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
   if (fd >= 0) ::close(fd);
 }
@@ -116,10 +120,47 @@ Result<std::unique_ptr<SqliteStore>> SqliteStore::Open(const std::string& path,
   auto logged = QueryText(db, "SELECT COUNT(*) FROM (SELECT 1 FROM state_log LIMIT 1)");
   if (!logged.ok()) return logged.status().Wrap(context);
   s->needs_compaction_ = *logged != "0";
+  s->StartCheckpointer();
   return s;
 }
 
+void SqliteStore::StartCheckpointer() {
+  if (!options_.checkpoint_in_background || !IsPlainPath(path_)) return;
+  auto c = WalCheckpointer::Start(path_, options_.sync_every_commit,
+                                  std::max(1, options_.checkpoint_pages));
+  if (!c.ok()) {
+    stats_.checkpoint_error = c.status().message();
+    return;
+  }
+  checkpointer_ = std::move(c).value();
+  // Replaces the hook behind SQLite's automatic checkpoint.
+  sqlite3_wal_hook(db_, &SqliteStore::WalHook, this);
+}
+
+int SqliteStore::WalHook(void* self, sqlite3* db, const char* name, int pages) {
+  if (static_cast<SqliteStore*>(self)->checkpointer_->Nudge(pages)) {
+    sqlite3_wal_checkpoint_v2(db, name, SQLITE_CHECKPOINT_PASSIVE, nullptr, nullptr);
+  }
+  return SQLITE_OK;
+}
+
+SqliteStore::WriteStats SqliteStore::Stats() {
+  std::lock_guard<std::mutex> lock(mu_);
+  WriteStats out = stats_;
+  if (checkpointer_) {
+    const WalCheckpointer::Stats c = checkpointer_->stats();
+    out.checkpoints = c.checkpoints;
+    out.checkpoint_failures = c.failures;
+    if (!c.last_error.empty()) out.checkpoint_error = c.last_error;
+  }
+  return out;
+}
+
 SqliteStore::~SqliteStore() {
+  // The checkpoint thread stops first, so closing the writer's connection checkpoints the rest
+  // and removes the WAL as before.
+  if (checkpointer_) sqlite3_wal_hook(db_, nullptr, nullptr);
+  checkpointer_.reset();
   for (sqlite3_stmt* st : {insert_, trim_, prune_, recent_, load_, save_, update_, log_insert_,
                            log_prune_, log_scan_, log_clear_, begin_, commit_, rollback_}) {
     sqlite3_finalize(st);

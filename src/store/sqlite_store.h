@@ -15,7 +15,8 @@
 // written, bit for bit: the first LoadState folds the log into the snapshots (a reader that
 // never calls LoadState, such as `aiscale explain`, writes nothing). Rows of the older JSON
 // format are read as before (the `fmt` column). Decisions past StoreOptions::retention are
-// deleted a bounded batch per write.
+// deleted a bounded batch per write. WAL checkpoints run on a thread of their own
+// (wal_checkpointer.h), so no commit waits for one.
 // Append (with its trims) and SaveState are each one transaction, and WriteBatch is one for a
 // whole tick, durable when they return ok (see StoreOptions::sync_every_commit); after a failed
 // one, the next write stores every decision and state again. Errors read "unable to open
@@ -38,6 +39,7 @@
 #include "core/store.h"
 #include "store/change_filter.h"
 #include "store/store_options.h"
+#include "store/wal_checkpointer.h"
 
 namespace aiscale::store {
 
@@ -64,11 +66,12 @@ class SqliteStore final : public Store {
     int64_t states_deferred = 0;     // not due in their batch (state_every_ticks)
     int64_t state_log_bytes = 0;     // delta bytes logged
     int64_t decisions_pruned = 0;
+    // Background checkpoints (StoreOptions::checkpoint_in_background) done and failed; when the
+    // thread could not start, why (SQLite's automatic checkpoint runs instead).
+    int64_t checkpoints = 0, checkpoint_failures = 0;
+    std::string checkpoint_error;
   };
-  WriteStats Stats() {
-    std::lock_guard<std::mutex> lock(mu_);
-    return stats_;
-  }
+  WriteStats Stats();
   // The database's size in bytes as this connection sees it (pages in the WAL included).
   Result<int64_t> SizeBytes();
   // The journal mode the connection reports ("wal" once open).
@@ -78,6 +81,10 @@ class SqliteStore final : public Store {
   SqliteStore(std::string path, StoreOptions options, sqlite3* db)
       : path_(std::move(path)), options_(options), db_(db), filter_(options.heartbeat) {}
   Status Prepare();
+  // Hands checkpoints to a WalCheckpointer when the options ask and the path is a file.
+  void StartCheckpointer();
+  // sqlite3_wal_hook: called after each commit with the WAL's size in pages.
+  static int WalHook(void* self, sqlite3* db, const char* name, int pages);
   Status Error(const std::string& what) const;  // "unable to WHAT in sqlite db at P: errmsg"
   // Steps of a transaction; the caller holds mu_ and has begun it.
   // Stores d when the filter keeps it; adds the rows written to `inserted`.
@@ -146,9 +153,10 @@ class SqliteStore final : public Store {
   bool write_all_states_ = false;
   // The log may hold deltas of keys not in saved_ (written before Open, or before a failed
   // write): fold it into the snapshots before a LoadState reads them, and prune nothing.
-  bool needs_compaction_ = false;          // GUARDED_BY(mu_)
-  std::string buf_, log_buf_, delta_buf_;  // GUARDED_BY(mu_)
-  WriteStats stats_;                       // GUARDED_BY(mu_)
+  bool needs_compaction_ = false;                  // GUARDED_BY(mu_)
+  std::string buf_, log_buf_, delta_buf_;          // GUARDED_BY(mu_)
+  WriteStats stats_;                               // GUARDED_BY(mu_)
+  std::unique_ptr<WalCheckpointer> checkpointer_;  // null: SQLite checkpoints in the commit
 };
 
 }  // namespace aiscale::store

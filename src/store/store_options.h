@@ -42,6 +42,11 @@ struct StoreOptions {
   // them from the WAL (at 10,000 policy-mix workloads, 64 MiB against SQLite's default 2 MB:
   // WriteBatch 185 vs 347 ms wall, bench/controller_bench.cc). 0 keeps SQLite's default.
   int cache_kib = 65536;
+  // SqliteStore only, on a file: WAL checkpoints run on a thread of their own
+  // (wal_checkpointer.h) rather than inside the commit that crosses checkpoint_pages WAL pages
+  // (SQLite's default threshold). false keeps SQLite's automatic checkpoint.
+  bool checkpoint_in_background = true;
+  int checkpoint_pages = 1000;
 };
 
 }  // namespace aiscale::store
