@@ -107,7 +107,9 @@ void ApiServer::Routes() {
         res.status = 500;
         res.set_content(Dump(ErrorJson(500, "internal error while answering")), kJsonType);
       });
-  http_->set_logger([this](const httplib::Request& req, const httplib::Response& res) {
+  // Counted before the answer is written (httplib's logger runs after it): a client that has
+  // its answer finds it counted in the next /metrics.
+  http_->set_post_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
     std::string name;
     telemetry_.Add(kRequestsTotal, {{"route", std::string(RouteName(RouteOf(req.path, &name)))},
                                     {"code", std::to_string(res.status)}});

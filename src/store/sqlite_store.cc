@@ -64,15 +64,16 @@ Result<std::string> QueryText(sqlite3* db, const char* sql) {
   return out;
 }
 
+// A file name, not one of SQLite's special names (":memory:", "file:" URIs, "" for a temp db).
+bool IsPlainPath(const std::string& path) {
+  return !path.empty() && path[0] != ':' && path.rfind("file:", 0) != 0;
+}
+
 // Creates the file 0600 when it does not exist yet: decisions and learned state are the
 // operator's, not every local user's. SQLite gives its -wal and -shm files the database file's
 // mode, so they follow. An existing file keeps its mode. When the file cannot be created
 // (missing directory, ...) SQLite's own open fails next with the error the user sees. Special
 // names (":memory:", "file:" URIs, "") are left to SQLite.
-bool IsPlainPath(const std::string& path) {
-  return !path.empty() && path[0] != ':' && path.rfind("file:", 0) != 0;
-}
-
 void CreatePrivate(const std::string& path) {
   if (!IsPlainPath(path)) return;
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
