@@ -90,5 +90,38 @@ TEST(ConfigErrors, AnErrorIsReportedOnceEvenWhenAFieldIsReadTwice) {
   EXPECT_NE(errs.all()[2].ToString().find("another problem"), std::string::npos);
 }
 
+// Errors are told apart by every field: one that differs from another in a single field is
+// kept beside it, and an exact repeat is dropped, however many there are (the check is by hash).
+TEST(ConfigErrors, ErrorsDifferingInAnyOneFieldAreAllKept) {
+  const ConfigError base{"a.yaml", 3, 7, "spec.x", "must be >= 1"};
+  struct Row {
+    const char* what;
+    ConfigError other;
+  };
+  const Row rows[] = {
+      {"file", {"b.yaml", 3, 7, "spec.x", "must be >= 1"}},
+      {"line", {"a.yaml", 4, 7, "spec.x", "must be >= 1"}},
+      {"column", {"a.yaml", 3, 8, "spec.x", "must be >= 1"}},
+      {"path", {"a.yaml", 3, 7, "spec.y", "must be >= 1"}},
+      {"message", {"a.yaml", 3, 7, "spec.x", "must be >= 2"}},
+  };
+  for (const Row& r : rows) {
+    ConfigErrors errs;
+    errs.Add(base);
+    errs.Add(r.other);
+    errs.Add(base);
+    errs.Add(r.other);
+    EXPECT_EQ(errs.size(), 2u) << r.what;
+  }
+  ConfigErrors many;
+  for (int round = 0; round < 2; ++round) {
+    for (int i = 0; i < 20000; ++i) {
+      many.Add({"a.yaml", i / 4 + 1, i % 4 + 1, "spec.w[" + std::to_string(i) + "]", "bad"});
+    }
+  }
+  ASSERT_EQ(many.size(), 20000u);
+  EXPECT_EQ(many.all()[19999].path, "spec.w[19999]");
+}
+
 }  // namespace
 }  // namespace aiscale::config

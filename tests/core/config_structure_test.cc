@@ -92,7 +92,7 @@ TEST(ConfigStructure, SpecialAndOversizedFilesAreRefused) {
     std::ofstream out(big, std::ios::binary);
     out << kHead << "spec: {}\n#";
     const std::string pad(1 << 20, ' ');
-    for (int i = 0; i < 17; ++i) out << pad;
+    for (int i = 0; i < 9; ++i) out << pad;
   }
   struct Case {
     std::string name, path, want;
@@ -101,7 +101,7 @@ TEST(ConfigStructure, SpecialAndOversizedFilesAreRefused) {
       {"fifo", fifo, "is a FIFO"},
       {"/dev/zero", "/dev/zero", "is a character device"},
       {"directory", dir.string(), "is a directory"},
-      {"oversized", big, "over the limit of 16 MiB"},
+      {"oversized", big, "over the limit of 8 MiB"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);

@@ -26,11 +26,19 @@ std::string ConfigError::ToString() const {
 }
 
 void ConfigErrors::Add(ConfigError e) {
-  auto same = [&e](const ConfigError& o) {
-    return o.line == e.line && o.column == e.column && o.file == e.file && o.path == e.path &&
-           o.message == e.message;
-  };
-  if (std::none_of(errors_.begin(), errors_.end(), same)) errors_.push_back(std::move(e));
+  const std::hash<std::string> h;
+  const size_t key = h(e.message) ^ (h(e.path) * 31) ^ (h(e.file) * 131) ^
+                     (static_cast<size_t>(e.line) << 20) ^ static_cast<size_t>(e.column);
+  const auto [first, last] = by_hash_.equal_range(key);
+  for (auto it = first; it != last; ++it) {
+    const ConfigError& o = errors_[it->second];
+    if (o.line == e.line && o.column == e.column && o.file == e.file && o.path == e.path &&
+        o.message == e.message) {
+      return;
+    }
+  }
+  by_hash_.emplace(key, errors_.size());
+  errors_.push_back(std::move(e));
 }
 
 Status ConfigErrors::ToStatus() const {
