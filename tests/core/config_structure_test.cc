@@ -1,6 +1,7 @@
 // ParseConfig / LoadConfigFile against what yaml-cpp silently accepts or cannot bound: a key
-// repeated in one map (both lines named), a second document, hostile nesting, alias bombs, and
-// special or oversized files. Each is an error with file:line:column; nothing hangs or aborts.
+// repeated in one map (both lines named), a second document, hostile nesting, alias bombs,
+// self-referencing aliases, and special or oversized files. Each is an error with file:line:column;
+// nothing hangs or aborts.
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -60,6 +61,16 @@ TEST(ConfigStructure, SilentlyAcceptedShapesAreErrors) {
            }(),
        "x.yaml:"},
       {"alias bomb", bomb, "more than 1000000 nodes"},
+      {"aliases within the limit", kHead + "a: &a [1, 2]\nb: [*a, *a, *a]\nspec: {}\n", ""},
+      // yaml-cpp builds an alias inside its own anchor's node into a cycle; every walk then
+      // ran to the depth limit, an error per turn (the scenario fuzzer: 16,602 from 1.3 KB).
+      {"alias in its own sequence", kHead + "spec: {a: &a [1, *a]}\n",
+       "x.yaml:3:18: an alias inside the node its anchor names"},
+      {"alias in its own map", kHead + "spec: &s\n  a: 1\n  b: {c: *s}\n",
+       "x.yaml:5:10: an alias inside the node its anchor names"},
+      {"alias three levels in", kHead + "spec: {a: &a [[[*a]]]}\n", "an alias inside the node"},
+      {"alias to a closed sibling inside a map",
+       kHead + "spec: {a: &a {x: 1}, b: {c: *a, d: *a}}\n", ""},
       // yaml-cpp 0.7's LoadAll looped forever, allocating, on a stray flow indicator (found by
       // the scenario fuzzer: 1.2 GB in a second, std::bad_alloc in `aiscale validate`).
       {"only a comma", ",", "x.yaml:1:1: YAML syntax"},
