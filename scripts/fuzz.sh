@@ -8,13 +8,17 @@
 #   scripts/fuzz.sh --seconds 60                 # every harness, 60 s each
 #   scripts/fuzz.sh --runs 10000000 promql exposition
 #   options: --build-dir DIR (build-fuzz), --jobs N (ninja -j, 2), --no-build,
+#            --sanitize LIST (address,undefined; "undefined" builds in build-fuzz-undefined/,
+#            1.3-2.6x the inputs per second, for long campaigns; CI replays each corpus
+#            under ASan),
 #            --timeout S (one input running longer is a finding, and one slower than that is
 #            written as a slow unit; 10. libFuzzer times inputs by the wall clock: a niced
 #            fuzzer beside other work needs a long one, e.g. 300)
 set -euo pipefail
 
 src="$(cd "$(dirname "$0")/.." && pwd)"
-build="$src/build-fuzz"
+build=""
+sanitize=address,undefined
 limit=(-max_total_time=60)
 wall=()  # with --seconds: a wall-clock bound on the whole fuzzer process
 jobs=2
@@ -27,13 +31,18 @@ while (($#)); do
     --seconds) limit=(-max_total_time="$2"); wall=(timeout -k 10 $(($2 + 180))); shift 2 ;;
     --build-dir) build="$(realpath -m "$2")"; shift 2 ;;
     --jobs) jobs="$2"; shift 2 ;;
+    --sanitize) sanitize="$2"; shift 2 ;;
     --no-build) do_build=0; shift ;;
     --timeout) timeout="$2"; shift 2 ;;
-    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
     -*) echo "fuzz.sh: unknown option $1" >&2; exit 2 ;;
     *) names+=("${1%_fuzz}"); shift ;;
   esac
 done
+if [[ -z "$build" ]]; then
+  build="$src/build-fuzz"
+  [[ "$sanitize" != address,undefined ]] && build="$src/build-fuzz-${sanitize//,/-}"
+fi
 if ((${#names[@]} == 0)); then
   for f in "$src"/tests/fuzz/*_fuzz.cc; do
     n="$(basename "$f" .cc)"
@@ -43,7 +52,7 @@ fi
 
 if ((do_build)); then
   cmake -S "$src" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DAISCALE_FUZZ=ON \
-    -DCMAKE_CXX_COMPILER=clang++-14 >/dev/null
+    -DAISCALE_FUZZ_SANITIZE="$sanitize" -DCMAKE_CXX_COMPILER=clang++-14 >/dev/null
   ninja -C "$build" -j"$jobs" "${names[@]/%/_fuzz}"
 fi
 
