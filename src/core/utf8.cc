@@ -1,6 +1,7 @@
 #include "core/utf8.h"
 
 #include <cstdint>
+#include <cstring>
 
 namespace aiscale {
 namespace {
@@ -34,29 +35,47 @@ size_t SequenceAt(std::string_view s, size_t i) {
   return len;
 }
 
-}  // namespace
+// How many bytes from s[i] on are ASCII, looked at 8 at a time: names, paths and messages are
+// almost all ASCII, and every error message passes through here (per byte, this was 22% of
+// the scenario fuzzer's time).
+size_t AsciiRun(std::string_view s, size_t i) {
+  constexpr uint64_t kHighBits = 0x8080808080808080ULL;
+  size_t j = i;
+  for (; j + 8 <= s.size(); j += 8) {
+    uint64_t word;
+    std::memcpy(&word, s.data() + j, 8);
+    if ((word & kHighBits) != 0) break;
+  }
+  while (j < s.size() && static_cast<unsigned char>(s[j]) < 0x80) ++j;
+  return j - i;
+}
 
-bool IsValidUtf8(std::string_view s) {
-  for (size_t i = 0; i < s.size();) {
+// The end of the well-formed run starting at s[i]: the first byte that starts no sequence,
+// or s.size().
+size_t ValidRunEnd(std::string_view s, size_t i) {
+  while (i < s.size()) {
+    i += AsciiRun(s, i);
+    if (i == s.size()) break;
     const size_t len = SequenceAt(s, i);
-    if (len == 0) return false;
+    if (len == 0) break;
     i += len;
   }
-  return true;
+  return i;
 }
+
+}  // namespace
+
+bool IsValidUtf8(std::string_view s) { return ValidRunEnd(s, 0) == s.size(); }
 
 std::string ToValidUtf8(std::string_view s) {
   std::string out;
   out.reserve(s.size());
   for (size_t i = 0; i < s.size();) {
-    const size_t len = SequenceAt(s, i);
-    if (len == 0) {
-      out.push_back('?');
-      ++i;
-    } else {
-      out.append(s.substr(i, len));
-      i += len;
-    }
+    const size_t end = ValidRunEnd(s, i);
+    out.append(s.substr(i, end - i));
+    if (end == s.size()) break;
+    out.push_back('?');
+    i = end + 1;
   }
   return out;
 }

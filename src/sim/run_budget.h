@@ -17,6 +17,9 @@ inline constexpr int kMaxClusterNodes = 100'000;
 inline constexpr int kMaxGpusPerNode = 64;
 inline constexpr int64_t kMaxClusterGpus = 1'000'000;
 
+// Policies one scenario compares: each is a run of the whole scenario, within the budget below.
+inline constexpr int kMaxComparedPolicies = 64;
+
 // Per run (one policy of one scenario).
 inline constexpr uint64_t kMaxEventsPerRun = 50'000'000;      // event-queue events
 inline constexpr int64_t kMaxControlTicksPerRun = 1'000'000;  // duration / control_period

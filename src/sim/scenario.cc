@@ -1,6 +1,7 @@
 #include "sim/scenario.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include "core/utf8.h"
@@ -157,7 +158,16 @@ void ReadSpec(const config::ConfigNode& root, Scenario& s) {
                                                " nodes but the workloads start on " +
                                                std::to_string(initial_total));
   }
-  for (const auto& c : spec.Child("compare").Items()) {
+  const std::vector<config::ConfigNode> compare = spec.Child("compare").Items();
+  if (compare.size() > static_cast<size_t>(kMaxComparedPolicies)) {
+    spec.ErrorAt("compare", "lists " + std::to_string(compare.size()) + " policies; at most " +
+                                std::to_string(kMaxComparedPolicies) +
+                                " (each is a run of the whole scenario)");
+  }
+  // The first compare entry to write each decision-log file, by file name.
+  std::map<std::string, size_t> log_owner;
+  for (size_t i = 0; i < compare.size() && i < static_cast<size_t>(kMaxComparedPolicies); ++i) {
+    const config::ConfigNode& c = compare[i];
     if (c.raw().IsScalar()) {
       if (!IsValidUtf8(c.raw().Scalar())) {
         c.Error("a compare entry must be valid UTF-8 text");
@@ -182,14 +192,13 @@ void ReadSpec(const config::ConfigNode& root, Scenario& s) {
     }
     s.compare_nodes.push_back(c);
     // Two labels that map to one decision-log file would overwrite each other's log.
-    for (size_t k = 0; k + 1 < s.compare.size(); ++k) {
-      if (DecisionLogFileName(s.compare[k]) == DecisionLogFileName(s.compare.back()) &&
-          s.compare[k] != s.compare.back()) {
-        c.Error("label '" + s.compare.back() + "' and the compare entry at line " +
-                std::to_string(s.compare_nodes[k].raw().Mark().line + 1) + " ('" + s.compare[k] +
-                "') would both write " + DecisionLogFileName(s.compare.back()) +
-                "; give one another label");
-      }
+    const std::string& label = s.compare.back();
+    const auto [owner, first] = log_owner.emplace(DecisionLogFileName(label), s.compare.size() - 1);
+    if (!first && s.compare[owner->second] != label) {
+      c.Error("label '" + label + "' and the compare entry at line " +
+              std::to_string(s.compare_nodes[owner->second].raw().Mark().line + 1) + " ('" +
+              s.compare[owner->second] + "') would both write " + owner->first +
+              "; give one another label");
     }
   }
   for (const auto& f : s.failures) {

@@ -133,6 +133,28 @@ TEST(Utf8, ValidAndRepaired) {
       {"overlong slash", "\xc0\xaf", false, "??"},
       {"surrogate", "\xed\xa0\x80", false, "???"},
       {"past U+10FFFF", "\xf4\x90\x80\x80", false, "????"},
+      // ASCII is checked 8 bytes at a time: bad bytes and sequences at and across the edges.
+      {"17 ascii", "spec.workloads[0]", true, "spec.workloads[0]"},
+      {"bad byte 8th",
+       "abcdefg\xff"
+       "hijklmnop",
+       false, "abcdefg?hijklmnop"},
+      {"bad byte 9th",
+       "abcdefgh\xff"
+       "ijklmnop",
+       false, "abcdefgh?ijklmnop"},
+      {"bad byte last of 16", "abcdefghijklmno\xff", false, "abcdefghijklmno?"},
+      {"sequence across words",
+       "1234567\xc3\xa9"
+       "890123456",
+       true,
+       "1234567\xc3\xa9"
+       "890123456"},
+      {"truncated at a word edge", "1234567\xe2\x82", false, "1234567??"},
+      {"runs of both",
+       "\xff"
+       "abcdefghij\xfe\xf0\x9f\x9a\x80klmnopqrstuv\x80",
+       false, "?abcdefghij?\xf0\x9f\x9a\x80klmnopqrstuv?"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);

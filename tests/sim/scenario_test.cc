@@ -134,6 +134,19 @@ TEST(Scenario, CompareEntriesMayCarryALabel) {
        {"static", "static-2"},
        ""},
       {"  compare: [{name: static, replicas: 2, label: ''}]", {}, "label: must not be empty"},
+      {"  compare: [{name: static, label: a/b}, hpa, {name: static, replicas: 3, label: a_b}]",
+       {},
+       "s.yaml:22:46: spec.compare[2]: label 'a_b' and the compare entry at line 22 ('a/b') "
+       "would both write decisions-a_b.jsonl"},
+      {"  compare: [" +
+           [] {
+             std::string list = "static";
+             for (int i = 0; i < 64; ++i) list += ", static";
+             return list;
+           }() +
+           "]",
+       {},
+       "spec.compare: lists 65 policies; at most 64 (each is a run of the whole scenario)"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.compare);
