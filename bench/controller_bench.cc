@@ -423,6 +423,9 @@ Status OpenMixStore(MixWorld& w, int state_every_ticks) {
   o.state_every_ticks = state_every_ticks;
   const char* inline_checkpoint = std::getenv("AISCALE_INLINE_CHECKPOINT");
   o.checkpoint_in_background = !(inline_checkpoint && std::string(inline_checkpoint) == "1");
+  if (const char* page_size = std::getenv("AISCALE_STORE_PAGE_SIZE")) {
+    o.page_size = std::atoi(page_size);
+  }
   ASSIGN_OR_RETURN(w.sqlite, store::SqliteStore::Open(w.db, o));
   w.timed = std::make_unique<TimedStore>(*w.sqlite);
   return Status::Ok();
@@ -546,7 +549,8 @@ void BM_TickPolicyMixDaemonLike(benchmark::State& s) { RunMix(s, true); }
 // state_log_kB_per_tick the deltas logged for the rest. WAL checkpoints run on the store's
 // own thread (checkpoints_per_tick counts them; a thread beside the tick, so on one core its
 // time lands in whichever phase it overlaps); AISCALE_INLINE_CHECKPOINT=1 leaves them in the
-// commit, as SQLite does by default, to measure the difference side by side.
+// commit, as SQLite does by default, to measure the difference side by side, and
+// AISCALE_STORE_PAGE_SIZE=4096 gives a new file SQLite's default page size instead of 16 KiB.
 void BM_TickPolicyMixSqlite(benchmark::State& s) { RunMix(s, false, 1); }
 // The same with `store.state_every_ticks: 4`: each state written once a minute (and at once
 // when its workload scales); states_deferred_per_tick counts the states left for a later tick.

@@ -97,7 +97,11 @@ Result<std::unique_ptr<SqliteStore>> SqliteStore::Open(const std::string& path,
   }
   std::unique_ptr<SqliteStore> s(new SqliteStore(path, options, db));
   sqlite3_busy_timeout(db, 5000);
-  // The first statement reads the file: a corrupt or foreign file fails here.
+  if (options.page_size > 0) {  // before the file has pages; a no-op on an existing file
+    auto size = QueryText(db, ("PRAGMA page_size=" + std::to_string(options.page_size)).c_str());
+    if (!size.ok()) return size.status().Wrap(context);
+  }
+  // The first statement that reads the file: a corrupt or foreign file fails here.
   auto mode = QueryText(db, "PRAGMA journal_mode=WAL");
   if (!mode.ok()) return mode.status().Wrap(context);
   if (*mode != "wal") {

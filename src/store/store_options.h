@@ -42,6 +42,13 @@ struct StoreOptions {
   // them from the WAL (at 10,000 policy-mix workloads, 64 MiB against SQLite's default 2 MB:
   // WriteBatch 185 vs 347 ms wall, bench/controller_bench.cc). 0 keeps SQLite's default.
   int cache_kib = 65536;
+  // SqliteStore only: the page size of a new file (a power of two, 512 to 65536; an existing
+  // file keeps its own, SQLite changes it only by a VACUUM outside WAL mode). A tick at
+  // 10,000 policy-mix workloads dirties over 1,000 pages of SQLite's default 4 KiB, each a WAL
+  // frame and a write call; in 16 KiB pages about half as many checkpoints run and the tick
+  // took 141 vs 168 ms median (WriteBatch 46 vs 60 ms; bench/controller_bench.cc, one core,
+  // 3 rounds side by side). 0 keeps SQLite's default.
+  int page_size = 16384;
   // SqliteStore only, on a file: WAL checkpoints run on a thread of their own
   // (wal_checkpointer.h) rather than inside the commit that crosses checkpoint_pages WAL pages
   // (SQLite's default threshold). false keeps SQLite's automatic checkpoint.

@@ -165,6 +165,57 @@ TEST(SqliteStore, WalModeIsOn) {
   sqlite3_close(db);
 }
 
+// Runs `sql` on the file through a plain connection and returns the first column of its first
+// row ("" when there is none or it failed).
+std::string QueryBehindTheStore(const std::string& path, const char* sql) {
+  sqlite3* db = nullptr;
+  sqlite3_stmt* st = nullptr;
+  std::string out;
+  if (sqlite3_open(path.c_str(), &db) == SQLITE_OK &&
+      sqlite3_prepare_v2(db, sql, -1, &st, nullptr) == SQLITE_OK &&
+      sqlite3_step(st) == SQLITE_ROW) {
+    out = reinterpret_cast<const char*>(sqlite3_column_text(st, 0));
+  }
+  sqlite3_finalize(st);
+  sqlite3_close(db);
+  return out;
+}
+
+// A new file gets StoreOptions::page_size; a file made before keeps its own and stays usable.
+TEST(SqliteStore, PageSizeOfANewFileOnly) {
+  struct Case {
+    std::string name;
+    int create_with;  // StoreOptions::page_size when the file is made
+    int reopen_with;
+    std::string want;
+  };
+  const std::vector<Case> cases = {
+      {"default", StoreOptions{}.page_size, StoreOptions{}.page_size, "16384"},
+      {"SQLite's own", 0, 0, "4096"},
+      {"set", 8192, 8192, "8192"},
+      {"an older 4 KiB file reopened", 4096, 16384, "4096"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    const std::string path = FreshTempDir("sqlite") + "/store.db";
+    StoreOptions o;
+    o.page_size = c.create_with;
+    {
+      auto s = SqliteStore::Open(path, o);
+      ASSERT_TRUE(s.ok()) << s.status().message();
+      ASSERT_TRUE((*s)->Append(FullDecision("w", 1, 0)).ok());
+    }
+    o.page_size = c.reopen_with;
+    auto s = SqliteStore::Open(path, o);
+    ASSERT_TRUE(s.ok()) << s.status().message();
+    ASSERT_TRUE((*s)->Append(FullDecision("w", 2, 1)).ok());
+    auto recent = (*s)->Recent("w", 10);
+    ASSERT_TRUE(recent.ok()) << recent.status().message();
+    EXPECT_EQ(recent->size(), 2u);
+    EXPECT_EQ(QueryBehindTheStore(path, "PRAGMA page_size"), c.want);
+  }
+}
+
 // Runs `sql` on the file through a second connection, as another process would.
 bool ExecBehindTheStore(const std::string& path, const char* sql) {
   sqlite3* db = nullptr;

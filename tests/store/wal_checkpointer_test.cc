@@ -91,7 +91,8 @@ TEST(WalCheckpointer, StartOnAMissingFileIsAClearError) {
       << c.status().message();
 }
 
-// States of ~32 KiB that change on every save: each save is a transaction of ~9 pages.
+// States of ~32 KiB that change on every save: each save is a transaction of ~9 pages (the
+// stores below use 4 KiB pages, SQLite's default, so the counts here hold).
 PersistentState BigState(int round) {
   PersistentState s;
   std::vector<double>& v = s.Vec("window");
@@ -103,6 +104,7 @@ TEST(SqliteStoreCheckpoints, RunOffTheCommitAndCopyTheLogIntoTheFile) {
   const std::string path = FreshTempDir("wal_ckpt") + "/store.db";
   StoreOptions o;
   o.sync_every_commit = false;
+  o.page_size = 4096;
   auto s = SqliteStore::Open(path, o);
   ASSERT_TRUE(s.ok()) << s.status().message();
   // Past 1,000 pages of WAL: the thread checkpoints, and the file takes the states.
@@ -119,6 +121,7 @@ TEST(SqliteStoreCheckpoints, AWriterThatOutrunsTheThreadStillBoundsTheWal) {
   const std::string path = FreshTempDir("wal_ckpt") + "/store.db";
   StoreOptions o;
   o.sync_every_commit = false;
+  o.page_size = 4096;
   o.checkpoint_pages = 20;
   auto s = SqliteStore::Open(path, o);
   ASSERT_TRUE(s.ok()) << s.status().message();
@@ -139,6 +142,7 @@ TEST(SqliteStoreCheckpoints, WithTheOptionOffSqliteCheckpointsInTheCommit) {
   const std::string path = FreshTempDir("wal_ckpt") + "/store.db";
   StoreOptions o;
   o.sync_every_commit = false;
+  o.page_size = 4096;
   o.checkpoint_in_background = false;
   auto s = SqliteStore::Open(path, o);
   ASSERT_TRUE(s.ok()) << s.status().message();
