@@ -578,9 +578,10 @@ BENCHMARK(BM_TickPolicyMixDaemonLike)->Arg(10000)->Unit(benchmark::kMillisecond)
 }  // namespace
 }  // namespace aiscale
 
-// The CLI's main tunes the allocator first (core/allocator_tuning.h); so does this one, so the
-// ticks measured here run on the allocator `aiscale run` runs on. AISCALE_DEFAULT_MALLOC=1
-// leaves glibc's defaults, to measure the difference side by side.
+// The CLI's main tunes the allocator first (core/allocator_tuning.h); so does this one, and it
+// links the same allocator (tcmalloc_minimal in the default build), so the ticks measured here
+// run on the allocator `aiscale run` runs on. On a -DAISCALE_TCMALLOC=OFF build,
+// AISCALE_DEFAULT_MALLOC=1 leaves glibc's defaults, to measure the difference side by side.
 int main(int argc, char** argv) {
   const char* plain = std::getenv("AISCALE_DEFAULT_MALLOC");
   if (!(plain && std::string(plain) == "1")) aiscale::TuneAllocator();

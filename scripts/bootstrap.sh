@@ -12,7 +12,7 @@ cd "$root"
 pkgs=(build-essential cmake ninja-build pkg-config libyaml-cpp-dev nlohmann-json3-dev
       libgtest-dev libgmock-dev libbenchmark-dev libsqlite3-dev zlib1g-dev libcli11-dev
       libcurl4-openssl-dev libcpp-httplib-dev libssl-dev ccache clang-format git
-      python3 prometheus curl openssl slurm-wlm python3-torch)
+      python3 prometheus curl openssl slurm-wlm python3-torch libgoogle-perftools-dev)
 # The test suite's ASan+UBSan stage builds with clang-14 and links libFuzzer (sanitize.sh).
 # Its kubectl cross-checks run Debian's kubectl where no other kubectl is installed (checked
 # with Debian's 1.20.2 and 1.32; they skip without one).

@@ -7,7 +7,8 @@
 // every parked block to coalesce it (malloc_consolidate): at 10,000 workloads that walk was
 // 16% of the SQLite tick's samples (perf), each block a cache miss. With fastbins off small
 // frees still go to the per-thread cache first, and the rest coalesce when freed, while the
-// block is still in cache.
+// block is still in cache. The default build links tcmalloc_minimal instead (CMakeLists.txt:
+// a third faster again), whose mallopt does nothing; this setting is for a build on glibc's.
 #pragma once
 
 namespace aiscale {
