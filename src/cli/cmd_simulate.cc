@@ -31,20 +31,21 @@ struct SimFlags {
   std::string out = "aiscale-demo";
   bool json = false;
   bool quiet = false;
+  bool help = false;  // --help: the usage on stdout and exit 0, not an error
 };
 
-int SimUsage(bool demo) {
+int SimUsage(bool demo, bool help) {
+  std::ostream& out = help ? std::cout : std::cerr;
   if (demo) {
-    std::cerr << "usage: aiscale demo [--out DIR] [--json] [--quiet]\n"
-                 "  runs "
-              << kDemoScenario << " (BERT-large on 100 x 8 A100): training vs static\n";
+    out << "usage: aiscale demo [--out DIR] [--json] [--quiet]\n"
+           "  runs "
+        << kDemoScenario << " (BERT-large on 100 x 8 A100): training vs static\n";
   } else {
-    std::cerr
-        << "usage: aiscale simulate FILE [--policy P]... [--out DIR] [--json] [--quiet]\n"
+    out << "usage: aiscale simulate FILE [--policy P]... [--out DIR] [--json] [--quiet]\n"
            "  runs the scenario once per policy (default: its `compare` list) and writes\n"
            "  report.json, report.html and decisions-<policy>.jsonl to DIR (./aiscale-demo)\n";
   }
-  return 2;
+  return help ? 0 : 2;
 }
 
 // Returns false (after printing why) on a bad flag.
@@ -70,6 +71,7 @@ bool ParseFlags(const Args& args, bool demo, SimFlags& f) {
     } else if (a == "--quiet") {
       f.quiet = true;
     } else if (a == "--help" || a == "-h") {
+      f.help = true;
       return false;
     } else if (!demo && f.file.empty() && (a.empty() || a[0] != '-')) {
       f.file = a;
@@ -264,14 +266,14 @@ int RunSimulation(const SimFlags& f) {
 
 int Demo(const Args& args) {
   SimFlags f;
-  if (!ParseFlags(args, /*demo=*/true, f)) return SimUsage(true);
+  if (!ParseFlags(args, /*demo=*/true, f)) return SimUsage(true, f.help);
   f.file = FindDemoScenario();
   return RunSimulation(f);
 }
 
 int Simulate(const Args& args) {
   SimFlags f;
-  if (!ParseFlags(args, /*demo=*/false, f)) return SimUsage(false);
+  if (!ParseFlags(args, /*demo=*/false, f)) return SimUsage(false, f.help);
   return RunSimulation(f);
 }
 
