@@ -3,9 +3,7 @@
 // tests/cli/testdata/calibrate/ holds its events log, its controller config and its decisions
 // as the store's JSON rows, written into a fresh SQLite store here.
 #include <sys/stat.h>
-#include <sys/wait.h>
 
-#include <cstdio>
 #include <fstream>
 #include <regex>
 #include <sstream>
@@ -13,6 +11,8 @@
 #include <vector>
 
 #include <gtest/gtest.h>
+
+#include "cli/cli_test_util.h"
 
 #include "core/decision_codec.h"
 #include "store/sqlite_store.h"
@@ -22,24 +22,6 @@ namespace aiscale::cli {
 namespace {
 
 const std::string kData = std::string(AISCALE_SOURCE_DIR) + "/tests/cli/testdata/calibrate";
-
-struct RunResult {
-  int code = -1;
-  std::string out;  // stdout and stderr
-};
-
-RunResult RunAiscale(const std::string& args) {
-  RunResult r;
-  const std::string cmd = std::string(AISCALE_BINARY) + " " + args + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return r;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-  const int status = pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
 
 // The recorded decisions in a new store; returns its path.
 std::string RecordedStore(const std::string& dir) {

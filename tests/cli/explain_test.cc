@@ -1,14 +1,14 @@
 // `aiscale explain` as a user runs it: the built binary against a SQLite store written here
 // (through a controller config) and against a live ApiServer on 127.0.0.1.
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <cstdio>
 #include <fstream>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
+
+#include "cli/cli_test_util.h"
 
 #include "server/api_server.h"
 #include "server/fake_live_view.h"
@@ -22,23 +22,7 @@ namespace {
 using aiscale::testing::ApiDecision;
 using aiscale::testing::ApiWorkload;
 
-struct RunResult {
-  int code = -1;
-  std::string out;  // stdout and stderr
-};
-
-RunResult RunExplain(const std::string& args) {
-  RunResult r;
-  const std::string cmd = std::string(AISCALE_BINARY) + " explain " + args + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return r;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-  const int status = pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
+RunResult RunExplain(const std::string& args) { return RunAiscale("explain " + args); }
 
 bool Has(const std::string& text, const std::string& words) {
   return text.find(words) != std::string::npos;

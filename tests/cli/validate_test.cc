@@ -1,9 +1,7 @@
 // `aiscale validate` as a user runs it: the built binary on files written to a temp dir.
 // Each bad file must exit 1 and name the exact place (file:line:column) and field path.
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -11,26 +9,12 @@
 
 #include <gtest/gtest.h>
 
+#include "cli/cli_test_util.h"
+
 namespace aiscale::cli {
 namespace {
 
-struct RunResult {
-  int code = -1;
-  std::string output;  // stdout and stderr
-};
-
-RunResult RunValidate(const std::string& args) {
-  RunResult r;
-  const std::string cmd = std::string(AISCALE_BINARY) + " validate " + args + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return r;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.output.append(buf, n);
-  const int status = pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
+RunResult RunValidate(const std::string& args) { return RunAiscale("validate " + args); }
 
 std::string TempDir() {
   const auto dir = std::filesystem::path(::testing::TempDir()) /
@@ -173,13 +157,13 @@ TEST(Validate, BadControllerConfigsNameThePlace) {
     const std::string path =
         Write("case" + std::to_string(i++) + ".yaml", c.raw ? c.text : kHeader + c.text);
     const RunResult r = RunValidate(path);
-    EXPECT_EQ(r.code, 1) << r.output;
+    EXPECT_EQ(r.code, 1) << r.out;
     const std::string want = path + ":" + c.location;
-    const size_t at = r.output.find(want);
-    ASSERT_NE(at, std::string::npos) << "want " << want << "\ngot:\n" << r.output;
-    const std::string line = r.output.substr(at, r.output.find('\n', at) - at);
+    const size_t at = r.out.find(want);
+    ASSERT_NE(at, std::string::npos) << "want " << want << "\ngot:\n" << r.out;
+    const std::string line = r.out.substr(at, r.out.find('\n', at) - at);
     EXPECT_NE(line.find(c.message), std::string::npos) << line;
-    EXPECT_EQ(r.output.find(path + ": ok"), std::string::npos);
+    EXPECT_EQ(r.out.find(path + ": ok"), std::string::npos);
   }
 }
 
@@ -190,8 +174,8 @@ TEST(Validate, ExampleControllerConfigsAreValid) {
     SCOPED_TRACE(name);
     const std::string path = std::string(AISCALE_SOURCE_DIR) + "/examples/" + name;
     const RunResult r = RunValidate(path);
-    EXPECT_EQ(r.code, 0) << r.output;
-    EXPECT_EQ(r.output, path + ": ok\n");
+    EXPECT_EQ(r.code, 0) << r.out;
+    EXPECT_EQ(r.out, path + ": ok\n");
   }
 }
 
@@ -203,14 +187,13 @@ TEST(Validate, EveryFileIsCheckedAndOneBadFileFailsTheRun) {
                                                        "policy: {name: static}}]\n");
   const std::string missing = TempDir() + "/does_not_exist.yaml";
   const RunResult r = RunValidate(bad + " " + good + " " + missing);
-  EXPECT_EQ(r.code, 1) << r.output;
-  EXPECT_NE(r.output.find(bad + ":4:11: spec.period: must be a duration"), std::string::npos)
-      << r.output;
-  EXPECT_NE(r.output.find(good + ": ok"), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find(missing + ":0:0: unable to read config file " + missing +
-                          ": No such file or directory"),
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_NE(r.out.find(bad + ":4:11: spec.period: must be a duration"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(good + ": ok"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(missing + ":0:0: unable to read config file " + missing +
+                       ": No such file or directory"),
             std::string::npos)
-      << r.output;
+      << r.out;
 }
 
 TEST(Validate, UsageErrors) {
@@ -224,8 +207,8 @@ TEST(Validate, UsageErrors) {
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
     const RunResult r = RunValidate(c.args);
-    EXPECT_EQ(r.code, c.code) << r.output;
-    EXPECT_NE(r.output.find("usage: aiscale validate FILE..."), std::string::npos) << r.output;
+    EXPECT_EQ(r.code, c.code) << r.out;
+    EXPECT_NE(r.out.find("usage: aiscale validate FILE..."), std::string::npos) << r.out;
   }
 }
 
