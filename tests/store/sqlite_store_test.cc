@@ -145,26 +145,6 @@ TEST(SqliteStore, NewerSchemaIsRefused) {
       << s.status().message();
 }
 
-TEST(SqliteStore, WalModeIsOn) {
-  const std::string path = FreshTempDir("sqlite") + "/store.db";
-  auto s = SqliteStore::Open(path);
-  ASSERT_TRUE(s.ok()) << s.status().message();
-  auto mode = (*s)->JournalModeForTest();
-  ASSERT_TRUE(mode.ok());
-  EXPECT_EQ(*mode, "wal");
-  ASSERT_TRUE((*s)->Append(FullDecision("w", 1, 0)).ok());
-  EXPECT_TRUE(std::filesystem::exists(path + "-wal"));
-  // WAL is persistent: a plain connection opened later sees it too.
-  sqlite3* db = nullptr;
-  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
-  sqlite3_stmt* st = nullptr;
-  ASSERT_EQ(sqlite3_prepare_v2(db, "PRAGMA journal_mode", -1, &st, nullptr), SQLITE_OK);
-  ASSERT_EQ(sqlite3_step(st), SQLITE_ROW);
-  EXPECT_STREQ(reinterpret_cast<const char*>(sqlite3_column_text(st, 0)), "wal");
-  sqlite3_finalize(st);
-  sqlite3_close(db);
-}
-
 // Runs `sql` on the file through a plain connection and returns the first column of its first
 // row ("" when there is none or it failed).
 std::string QueryBehindTheStore(const std::string& path, const char* sql) {
@@ -179,6 +159,19 @@ std::string QueryBehindTheStore(const std::string& path, const char* sql) {
   sqlite3_finalize(st);
   sqlite3_close(db);
   return out;
+}
+
+TEST(SqliteStore, WalModeIsOn) {
+  const std::string path = FreshTempDir("sqlite") + "/store.db";
+  auto s = SqliteStore::Open(path);
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  auto mode = (*s)->JournalModeForTest();
+  ASSERT_TRUE(mode.ok());
+  EXPECT_EQ(*mode, "wal");
+  ASSERT_TRUE((*s)->Append(FullDecision("w", 1, 0)).ok());
+  EXPECT_TRUE(std::filesystem::exists(path + "-wal"));
+  // WAL is persistent: a plain connection opened later sees it too.
+  EXPECT_EQ(QueryBehindTheStore(path, "PRAGMA journal_mode"), "wal");
 }
 
 // A new file gets StoreOptions::page_size; a file made before keeps its own and stays usable.
