@@ -60,22 +60,35 @@ bool ChangeFilter::Changed(const Decision& a, const Decision& b) { return !SameA
 ChangeFilter::Offer ChangeFilter::Consider(const Decision& d) {
   if (keeps_everything()) return {};
   auto it = last_.find(d.workload);
-  if (it == last_.end()) {
+  return ConsiderEntry(d, it == last_.end() ? nullptr : &it->second);
+}
+
+ChangeFilter::Offer ChangeFilter::Consider(const Decision& d, size_t position) {
+  if (keeps_everything()) return {};
+  if (Entry** e = by_position_.Find(position, d.workload)) return ConsiderEntry(d, *e);
+  auto it = last_.find(d.workload);
+  const Offer o = ConsiderEntry(d, it == last_.end() ? nullptr : &it->second);
+  if (it == last_.end()) it = last_.find(d.workload);
+  by_position_.Remember(position, d.workload, &it->second);
+  return o;
+}
+
+ChangeFilter::Offer ChangeFilter::ConsiderEntry(const Decision& d, Entry* e) {
+  if (!e) {
     last_.emplace(d.workload, Entry{KeyOf(d), d.at, 0});
     return {};
   }
-  Entry& e = it->second;
-  if (!SameAs(e.key, d)) {
-    AssignKey(d, e.key);
-    e.stored_at = d.at;
-    e.unchanged = 0;
+  if (!SameAs(e->key, d)) {
+    AssignKey(d, e->key);
+    e->stored_at = d.at;
+    e->unchanged = 0;
     return {};
   }
-  ++e.unchanged;
-  if (d.at - e.stored_at < heartbeat_) return {Verdict::kSkip, 0, {}};
-  const Offer o{Verdict::kHeartbeat, e.unchanged, d.at - e.stored_at};
-  e.stored_at = d.at;
-  e.unchanged = 0;
+  ++e->unchanged;
+  if (d.at - e->stored_at < heartbeat_) return {Verdict::kSkip, 0, {}};
+  const Offer o{Verdict::kHeartbeat, e->unchanged, d.at - e->stored_at};
+  e->stored_at = d.at;
+  e->unchanged = 0;
   return o;
 }
 

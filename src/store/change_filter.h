@@ -19,6 +19,7 @@
 
 #include "core/decision.h"
 #include "core/time.h"
+#include "store/position_cache.h"
 
 namespace aiscale::store {
 
@@ -35,11 +36,20 @@ class ChangeFilter {
     Duration since{};
   };
   Offer Consider(const Decision& d);
+  // The same for the decision at `position` in a batch whose writer keeps its order from one
+  // batch to the next: the workload's entry is found by position first (position_cache.h).
+  Offer Consider(const Decision& d, size_t position);
   // A copy of d marked as the heartbeat `o` describes.
   static Decision Stamp(const Decision& d, const Offer& o);
   // Forgets a workload (its next decision is stored): after a failed write.
-  void Forget(const std::string& workload) { last_.erase(workload); }
-  void Clear() { last_.clear(); }
+  void Forget(const std::string& workload) {
+    by_position_.Clear();  // it may point at the entry erased
+    last_.erase(workload);
+  }
+  void Clear() {
+    by_position_.Clear();
+    last_.clear();
+  }
   bool keeps_everything() const { return heartbeat_.count() <= 0; }
 
   // True when b must be stored after a (a stored record, b a later decision).
@@ -64,9 +74,12 @@ class ChangeFilter {
   static Key KeyOf(const Decision& d);
   static void AssignKey(const Decision& d, Key& k);
   static bool SameAs(const Key& k, const Decision& d);
+  // The verdict on d for its workload's entry (null: the workload's first decision).
+  Offer ConsiderEntry(const Decision& d, Entry* e);
 
   const Duration heartbeat_;
-  std::unordered_map<std::string, Entry> last_;
+  std::unordered_map<std::string, Entry> last_;  // node-based: Entry* stay valid
+  PositionCache<Entry*> by_position_;
 };
 
 }  // namespace aiscale::store

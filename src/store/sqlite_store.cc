@@ -232,8 +232,8 @@ Status SqliteStore::TransactionLocked(const std::string& what, Body body) {
   return st;
 }
 
-Status SqliteStore::RecordLocked(const Decision& d, size_t& inserted) {
-  const ChangeFilter::Offer o = filter_.Consider(d);
+Status SqliteStore::RecordLocked(const Decision& d, const ChangeFilter::Offer& o,
+                                 size_t& inserted) {
   if (o.verdict == ChangeFilter::Verdict::kSkip) {
     ++stats_.decisions_skipped;
     return Status::Ok();
@@ -280,19 +280,19 @@ Result<int64_t> SqliteStore::UpsertStateLocked(const std::string& key, std::stri
   return rowid;
 }
 
-Status SqliteStore::SnapshotLocked(const std::string& key, const PersistentState& state,
-                                   int64_t seq) {
+Result<SqliteStore::Saved*> SqliteStore::SnapshotLocked(const std::string& key,
+                                                        const PersistentState& state, int64_t seq,
+                                                        Saved* saved) {
   StateToBytes(state, buf_);
   ++stats_.states_snapshotted;
-  auto it = saved_.find(key);
-  if (it == saved_.end()) {
+  if (!saved) {
     ASSIGN_OR_RETURN(const int64_t rowid, UpsertStateLocked(key, buf_, seq));
     const int64_t period = std::max(1, options_.state_snapshot_ticks);
     const auto stagger = static_cast<int64_t>(std::hash<std::string>{}(key) % period);
-    saved_.emplace(key, Saved{rowid, state, seq, buf_.size(), 0, stagger});
-    return Status::Ok();
+    return &saved_.insert_or_assign(key, Saved{rowid, state, seq, buf_.size(), 0, stagger})
+                .first->second;
   }
-  Saved& s = it->second;
+  Saved& s = *saved;
   Reset r(update_);
   sqlite3_bind_int64(update_, 1, s.rowid);
   sqlite3_bind_blob(update_, 2, buf_.data(), static_cast<int>(buf_.size()), SQLITE_STATIC);
@@ -301,28 +301,34 @@ Status SqliteStore::SnapshotLocked(const std::string& key, const PersistentState
   s.snap_seq = seq;
   s.snap_bytes = buf_.size();
   s.logged_bytes = 0;
-  return Status::Ok();
+  return &s;
 }
 
-bool SqliteStore::StateDue(const std::string& key, int64_t batch) const {
+SqliteStore::StateHint SqliteStore::HintFor(const std::string& key) {
+  StateHint h;
+  if (auto it = saved_.find(key); it != saved_.end()) h.saved = &it->second;
+  // The key's own hash spreads the keys over the ticks (the skipped states are the ones this
+  // cadence exists to leave untouched).
+  const int64_t every = std::max(1, options_.state_every_ticks);
+  h.due_offset = static_cast<int64_t>(std::hash<std::string>{}(key) % every);
+  return h;
+}
+
+bool SqliteStore::StateDue(const StateHint& h, int64_t batch) const {
   const int64_t every = options_.state_every_ticks;
-  if (every <= 1) return true;
-  // The key's own hash spreads the keys over the ticks without a lookup (the skipped states
-  // are the ones this cadence exists to leave untouched).
-  const auto offset = static_cast<int64_t>(std::hash<std::string>{}(key) % every);
-  return (batch + offset) % every == 0;
+  return every <= 1 || (batch + h.due_offset) % every == 0;
 }
 
 // Most states change every tick, by a little: the delta is logged, and the state written in
 // full only when the deltas since its snapshot would outgrow it or the snapshot is old.
 Status SqliteStore::StageStateLocked(const std::string& key, const PersistentState& state,
-                                     int64_t seq) {
-  auto it = saved_.find(key);
-  if (it == saved_.end()) {
+                                     int64_t seq, Saved*& saved) {
+  if (!saved) {
     ++stats_.states_written;
-    return SnapshotLocked(key, state, seq);
+    ASSIGN_OR_RETURN(saved, SnapshotLocked(key, state, seq, nullptr));
+    return Status::Ok();
   }
-  Saved& s = it->second;
+  Saved& s = *saved;
   delta_buf_.clear();
   if (!TakeStateDelta(s.state, state, delta_buf_)) {
     ++stats_.states_skipped;
@@ -336,7 +342,7 @@ Status SqliteStore::StageStateLocked(const std::string& key, const PersistentSta
   if (s.snap_seq == seq ||
       s.logged_bytes + delta_buf_.size() > std::max(s.snap_bytes, kMinSnapshotInterval) ||
       seq - s.snap_seq >= std::max(1, options_.state_snapshot_ticks) + s.stagger) {
-    return SnapshotLocked(key, s.state, seq);
+    return SnapshotLocked(key, s.state, seq, &s).status();
   }
   PutVarint(log_buf_, key.size());
   log_buf_ += key;
@@ -381,6 +387,7 @@ Status SqliteStore::PruneLocked(TimePoint newest, size_t inserted) {
 
 void SqliteStore::ForgetLocked() {
   filter_.Clear();
+  state_hints_.Clear();  // before the entries it points at go
   saved_.clear();
   needs_compaction_ = true;  // committed deltas of the forgotten keys stay in the log
   write_all_states_ = true;  // whatever their turn (state_every_ticks)
@@ -390,7 +397,7 @@ Status SqliteStore::Append(const Decision& d) {
   std::lock_guard<std::mutex> lock(mu_);
   const Status st = TransactionLocked("append of " + d.workload, [&] {
     size_t inserted = 0;
-    RETURN_IF_ERROR(RecordLocked(d, inserted));
+    RETURN_IF_ERROR(RecordLocked(d, filter_.Consider(d), inserted));
     return PruneLocked(d.at, inserted);
   });
   if (!st.ok()) ForgetLocked();
@@ -408,19 +415,24 @@ Status SqliteStore::WriteBatch(const std::vector<StoreWrite>& writes) {
         log_buf_.clear();
         const int64_t batch = batches_++;
         const bool all = std::exchange(write_all_states_, false);
-        for (const StoreWrite& w : writes) {
+        size_t k = 0;  // the state's position in the batch
+        for (size_t i = 0; i < writes.size(); ++i) {
+          const StoreWrite& w = writes[i];
           if (w.decision) {
-            RETURN_IF_ERROR(RecordLocked(*w.decision, inserted));
+            RETURN_IF_ERROR(RecordLocked(*w.decision, filter_.Consider(*w.decision, i), inserted));
             newest = std::max(newest, w.decision->at);
           }
           const bool now = all || w.flush || (w.decision && w.decision->action == Action::kScaled);
           for (const auto& [key, state] : w.states) {
-            if (!now && !StateDue(key, batch)) {
+            StateHint* h = state_hints_.Find(k, key);
+            if (!h) h = &state_hints_.Remember(k, key, HintFor(key));
+            ++k;
+            if (!now && !StateDue(*h, batch)) {
               ++stats_.states_deferred;
               continue;
             }
             states = true;
-            RETURN_IF_ERROR(StageStateLocked(key, *state, seq));
+            RETURN_IF_ERROR(StageStateLocked(key, *state, seq, h->saved));
           }
         }
         if (states) {
@@ -549,7 +561,8 @@ Status SqliteStore::SaveState(const std::string& key, const PersistentState& sta
     return Status::Ok();
   }
   ++stats_.states_written;
-  const Status st = SnapshotLocked(key, state, ++seq_);
+  const Status st =
+      SnapshotLocked(key, state, ++seq_, it == saved_.end() ? nullptr : &it->second).status();
   if (!st.ok()) ForgetLocked();
   return st;
 }

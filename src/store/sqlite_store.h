@@ -38,6 +38,7 @@
 
 #include "core/store.h"
 #include "store/change_filter.h"
+#include "store/position_cache.h"
 #include "store/store_options.h"
 #include "store/wal_checkpointer.h"
 
@@ -87,15 +88,27 @@ class SqliteStore final : public Store {
   static int WalHook(void* self, sqlite3* db, const char* name, int pages);
   Status Error(const std::string& what) const;  // "unable to WHAT in sqlite db at P: errmsg"
   // Steps of a transaction; the caller holds mu_ and has begun it.
-  // Stores d when the filter keeps it; adds the rows written to `inserted`.
-  Status RecordLocked(const Decision& d, size_t& inserted);
+  // Stores d when the filter's offer `o` keeps it; adds the rows written to `inserted`.
+  Status RecordLocked(const Decision& d, const ChangeFilter::Offer& o, size_t& inserted);
   Status InsertLocked(const Decision& d);
-  // Logs the delta of `state` from what was last written for `key` into log_buf_, or writes a
-  // full snapshot at `seq` (see the class comment).
-  Status StageStateLocked(const std::string& key, const PersistentState& state, int64_t seq);
-  // Whether batch number `batch` writes key's state (StoreOptions::state_every_ticks).
-  bool StateDue(const std::string& key, int64_t batch) const;
-  Status SnapshotLocked(const std::string& key, const PersistentState& state, int64_t seq);
+  struct Saved;
+  // Logs the delta of `state` from what was last written for `key` (`saved`: what that was,
+  // null before the first write, which sets it) into log_buf_, or writes a full snapshot at
+  // `seq` (see the class comment).
+  Status StageStateLocked(const std::string& key, const PersistentState& state, int64_t seq,
+                          Saved*& saved);
+  // What WriteBatch remembers of the key at a position in its batches (position_cache.h).
+  struct StateHint {
+    Saved* saved = nullptr;  // null: not written yet
+    int64_t due_offset = 0;  // the key's turn in StoreOptions::state_every_ticks
+  };
+  StateHint HintFor(const std::string& key);
+  // Whether batch number `batch` writes the hinted key's state.
+  bool StateDue(const StateHint& h, int64_t batch) const;
+  // Writes `state` in full for `key`: updates `saved` or, when null, inserts the key's row and
+  // entry. Returns the entry.
+  Result<Saved*> SnapshotLocked(const std::string& key, const PersistentState& state, int64_t seq,
+                                Saved* saved);
   // Inserts or replaces key's snapshot row; returns its rowid.
   Result<int64_t> UpsertStateLocked(const std::string& key, std::string_view body, int64_t seq);
   // Writes log_buf_ as row `seq` and deletes the rows no key needs any more.
@@ -145,7 +158,8 @@ class SqliteStore final : public Store {
     size_t logged_bytes = 0;  // delta bytes logged since it
     int64_t stagger = 0;      // 0..state_snapshot_ticks-1, from the key's hash
   };
-  std::unordered_map<std::string, Saved> saved_;  // GUARDED_BY(mu_)
+  std::unordered_map<std::string, Saved> saved_;  // node-based: Saved* stay valid. GUARDED_BY(mu_)
+  PositionCache<StateHint> state_hints_;          // into saved_. GUARDED_BY(mu_)
   // The last log seq used (a batch with state takes the next); log rows and snapshots carry it.
   int64_t seq_ = 0;      // GUARDED_BY(mu_)
   int64_t batches_ = 0;  // WriteBatch calls so far: the state cadence's clock. GUARDED_BY(mu_)

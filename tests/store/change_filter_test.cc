@@ -156,5 +156,41 @@ TEST(ChangeFilter, AForgottenWorkloadIsStoredAgain) {
   EXPECT_EQ(f.Consider(Steady(30)).verdict, ChangeFilter::Verdict::kChanged);
 }
 
+// A store passes each decision's place in its batch; a writer that changes its order (a
+// workload added, removed or moved) must get the verdicts a lookup by name gives.
+TEST(ChangeFilter, VerdictsByPositionAreTheVerdictsByName) {
+  struct Case {
+    const char* name;
+    std::vector<std::vector<int>> batches;  // workload numbers, in batch order
+  };
+  const std::vector<Case> cases = {
+      {"same order", {{0, 1, 2}, {0, 1, 2}, {0, 1, 2}, {0, 1, 2}}},
+      {"two swapped", {{0, 1, 2}, {0, 1, 2}, {1, 0, 2}, {1, 0, 2}, {0, 1, 2}}},
+      {"one removed, one added", {{0, 1, 2}, {0, 2}, {0, 2, 3}, {0, 1, 2, 3}, {1}}},
+      {"reversed", {{0, 1, 2, 3}, {3, 2, 1, 0}, {0, 1, 2, 3}, {3, 2, 1, 0}}},
+      {"forget between", {{0, 1, 2}, {0, 1, 2}, {-1}, {0, 1, 2}, {0, 1, 2}}},  // -1: Forget 1
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    ChangeFilter by_position(Seconds(45)), by_name(Seconds(45));
+    for (size_t t = 0; t < c.batches.size(); ++t) {
+      if (c.batches[t] == std::vector<int>{-1}) {
+        by_position.Forget("ns/w1");
+        by_name.Forget("ns/w1");
+        continue;
+      }
+      for (size_t pos = 0; pos < c.batches[t].size(); ++pos) {
+        const int w = c.batches[t][pos];
+        Decision d = Steady(15.0 * static_cast<double>(t));
+        d.workload = "ns/w" + std::to_string(w);
+        d.current = 1 + w + (t % 3 == 2 && w == 0 ? 1 : 0);  // w0 changes now and then
+        const ChangeFilter::Offer a = by_position.Consider(d, pos), b = by_name.Consider(d);
+        EXPECT_EQ(a.verdict, b.verdict) << "batch " << t << ", " << d.workload;
+        EXPECT_EQ(a.ticks, b.ticks) << "batch " << t << ", " << d.workload;
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace aiscale::store

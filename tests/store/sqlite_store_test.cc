@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -490,6 +491,61 @@ TEST(SqliteStateCadence, EachStateIsWrittenInItsShareOfBatchesAndAtOnceWhenItMat
       EXPECT_GE(t, oldest);
       EXPECT_LE(t, c.batches - 1);
       EXPECT_EQ(*loaded, Step(t));  // a state as it was written, not a mix of two
+    }
+  }
+}
+
+// One of the states key k was given (Step(100 k + batch)), bit for bit; `step` when not -1.
+// Without a step the key may not have had its turn yet (empty).
+void ExpectOwnState(const PersistentState& loaded, int k, int step) {
+  if (step < 0 && loaded.values.empty()) return;
+  const int got = static_cast<int>(loaded.Get("t", -1));
+  ASSERT_GE(got, 0) << "k" << k;
+  EXPECT_EQ(got / 100, k) << "another key's state";
+  EXPECT_EQ(loaded, Step(got)) << "k" << k << ": not a state it was given";
+  if (step >= 0) {
+    EXPECT_EQ(got, step) << "k" << k;
+  }
+}
+
+// WriteBatch finds each key by its place in the batch first (the Controller keeps its order);
+// batches in another order, with keys added and dropped, must write each key's own state.
+TEST(SqliteStateCadence, BatchesInAnotherOrderWriteEachKeysOwnState) {
+  const std::vector<std::vector<int>> orders = {
+      {0, 1, 2, 3}, {0, 1, 2, 3}, {1, 0, 3, 2}, {3, 2, 1, 0}, {0, 2}, {2, 0, 1}, {0, 1, 2, 3}};
+  for (int every : {1, 3}) {
+    SCOPED_TRACE("state_every_ticks " + std::to_string(every));
+    const std::string path = FreshTempDir("order") + "/store.db";
+    StoreOptions o;
+    o.state_every_ticks = every;
+    std::map<int, int> last;  // key -> the step of the state it was last given
+    {
+      auto s = SqliteStore::Open(path, o);
+      ASSERT_TRUE(s.ok());
+      for (size_t t = 0; t < orders.size(); ++t) {
+        std::vector<PersistentState> states;
+        states.reserve(orders[t].size());
+        std::vector<StoreWrite> batch;
+        for (int k : orders[t]) {
+          const int step = 100 * k + static_cast<int>(t);  // each key's states its own
+          states.push_back(Step(step));
+          batch.push_back({nullptr, {{"k" + std::to_string(k), &states.back()}}, false});
+          last[k] = step;
+        }
+        ASSERT_TRUE((*s)->WriteBatch(batch).ok());
+        for (int k : orders[t]) {
+          auto loaded = (*s)->LoadState("k" + std::to_string(k));
+          ASSERT_TRUE(loaded.ok());
+          ExpectOwnState(*loaded, k, every == 1 ? last[k] : -1);
+        }
+      }
+    }
+    auto s = SqliteStore::Open(path, o);
+    ASSERT_TRUE(s.ok());
+    for (const auto& [k, step] : last) {
+      auto loaded = (*s)->LoadState("k" + std::to_string(k));
+      ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+      ExpectOwnState(*loaded, k, every == 1 ? step : -1);
     }
   }
 }
