@@ -24,49 +24,85 @@ TrainingState Sample() {
   return t;
 }
 
-// The slots a tick loads from and saves to must read and write exactly what the keyed
-// TrainingState::Load and a save key by key (PersistentState::Set) do, whatever the state
-// already holds.
-TEST(TrainingStateSlots, LoadAndSaveMatchTheKeyedState) {
+// Sample() as the layout before the packed one wrote it: one key per field (those at their
+// default left out, as a state that never set them).
+PersistentState SampleKeyed() {
+  PersistentState s;
+  s.values["tr.init"] = {1};
+  s.values["tr.last_asked"] = {12};
+  s.values["tr.reference"] = {8};
+  s.values["tr.last_tick"] = {1234.5};
+  s.values["tr.tokens"] = {1.75};
+  s.values["tr.io_shrunk"] = {1};
+  s.values["tr.phase_util_t"] = {99.25};
+  return s;
+}
+
+// What a tick loads and saves: the packed fields, whatever else the state holds; a state of
+// the keyed layout (an older aiscale's) reads as it was written and is packed, its keys gone.
+TEST(TrainingStateSlots, LoadsBothLayoutsAndSavesPacked) {
+  PersistentState packed;
+  Sample().Save(packed);
+  PersistentState others;
+  others.values["a.first"] = {1};
+  others.values["tr.load.buckets"] = {2, 1, 100, 10, 0, 0};
+  others.values["tr.pd.phase"] = {1};
+  others.values["zz.last"] = {3};
+  const auto with = [](PersistentState a, const PersistentState& b) {
+    for (const auto& [k, v] : b.values) a.values[k] = v;
+    return a;
+  };
+  PersistentState emptied = SampleKeyed();
+  emptied.values["tr.tokens"].clear();  // an empty key reads as the default
+  PersistentState first = SampleKeyed();
+  first.values["tr.last_asked"] = {12, 6, 7};  // the first value counts
+  PersistentState shorter = packed;
+  shorter.values["tr.fields"].resize(10);  // saved before the later fields existed
+  TrainingState sample_emptied = Sample();
+  sample_emptied.tokens = 0;
+  TrainingState sample_shorter;
+  for (const auto& [key, v] : packed.values) {
+    sample_shorter = TrainingState::Load(
+        PersistentState{{{key, std::vector<double>(v.begin(), v.begin() + 10)}}});
+  }
   struct Case {
     std::string name;
     PersistentState before;
+    TrainingState want;
   };
-  PersistentState saved;
-  Sample().Save(saved);
-  PersistentState with_others = saved;
-  with_others.values["a.first"] = {1};
-  with_others.values["tr.load.buckets"] = {2, 1, 100, 10, 0, 0};
-  with_others.values["tr.pd.phase"] = {1};
-  with_others.values["zz.last"] = {3};
-  PersistentState emptied = saved;
-  emptied.values["tr.tokens"].clear();
-  emptied.values.erase("tr.reference");
-  PersistentState extra = saved;
-  extra.values["tr.last_asked"] = {5, 6, 7};  // the first value counts
   const std::vector<Case> cases = {
-      {"empty", PersistentState{}},      {"saved", saved},
-      {"among other keys", with_others}, {"an empty and a missing key", emptied},
-      {"more than one value", extra},
+      {"empty", PersistentState{}, TrainingState{}},
+      {"packed", packed, Sample()},
+      {"packed among other keys", with(packed, others), Sample()},
+      {"keyed", SampleKeyed(), Sample()},
+      {"keyed among other keys", with(SampleKeyed(), others), Sample()},
+      {"keyed, an empty key", emptied, sample_emptied},
+      {"keyed, more than one value", first, Sample()},
+      {"packed, shorter", shorter, sample_shorter},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
-    const TrainingState keyed = TrainingState::Load(c.before);
+    PersistentState want_saved;
+    c.want.Save(want_saved);
+    // Field by field through a save: TrainingState has no operator==.
+    PersistentState read;
+    TrainingState::Load(c.before).Save(read);
+    EXPECT_EQ(read, want_saved) << "TrainingState::Load";
+
     PersistentState s = c.before;
     const TrainingStateSlots slots(s);
-    const TrainingState loaded = slots.Load();
-    // Field by field through a save: Load has no operator==.
-    PersistentState a, b;
-    keyed.Save(a);
-    loaded.Save(b);
-    EXPECT_EQ(a, b);
+    PersistentState loaded;
+    slots.Load().Save(loaded);
+    EXPECT_EQ(loaded, want_saved) << "TrainingStateSlots::Load";
 
-    const TrainingState t = Sample();
-    slots.Save(t);
-    PersistentState want = c.before;
-    PersistentState fields;
-    t.Save(fields);
-    for (const auto& [key, v] : fields.values) want.Set(key, v.front());
+    // Saved packed; the other keys as they were, the keyed ones gone.
+    slots.Save(Sample());
+    PersistentState want = with(others, packed);
+    for (auto it = want.values.begin(); it != want.values.end();) {
+      const bool kept = it->first == "tr.fields" || c.before.values.count(it->first);
+      it = kept ? std::next(it) : want.values.erase(it);
+    }
+    want.values["tr.fields"] = packed.values["tr.fields"];
     EXPECT_EQ(s, want);
   }
 }

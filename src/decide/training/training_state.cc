@@ -49,16 +49,12 @@ void Fields(State& t, Fn&& f) {
   f("tr.phase_util_t", t.phase_util_t);
 }
 
-// The keys as strings, built once, and their order in the map: Load and Save run every tick
-// for every training job. Building a std::string per field per tick (most keys are past the
-// small-string size) was a quarter of a policy-mix tick, and a map lookup per field still an
-// eighth of the training policy's; one ordered walk over the map does it in a pass.
+// The keys of the layout before the packed one, as strings, built once, and their order in
+// the map: a state written by an older aiscale is read through them once, then packed.
 struct Layout {
   std::vector<std::string> keys;  // in Fields order
   std::vector<size_t> by_key;     // indices into keys, in key order
 };
-
-constexpr size_t kMaxFields = TrainingStateSlots::kMaxFields;
 
 const Layout& Keys() {
   static const Layout layout = [] {
@@ -73,16 +69,29 @@ const Layout& Keys() {
   return layout;
 }
 
-}  // namespace
-
-TrainingState TrainingState::Load(const PersistentState& s) {
+// The fields in Fields order; a field the vector does not reach keeps its default (a state
+// saved before a field was added).
+TrainingState Unpack(const std::vector<double>& v) {
   TrainingState t;
-  const Layout& l = Keys();
-  std::array<double, kMaxFields> v{};
+  size_t i = 0;
+  Fields(t, [&](const char*, auto& field) {
+    if (i < v.size()) field = static_cast<std::decay_t<decltype(field)>>(v[i]);
+    ++i;
+  });
+  return t;
+}
+
+void Pack(const TrainingState& t, std::vector<double>& v) {
+  v.resize(Keys().keys.size());
   size_t i = 0;
   Fields(t, [&](const char*, const auto& field) { v[i++] = static_cast<double>(field); });
-  // As PersistentState::Get: the first value of a key, or the field's default when the key is
-  // missing or empty.
+}
+
+// The keyed layout: one key per field (its first value; the default when missing or empty).
+TrainingState LoadKeyed(const PersistentState& s) {
+  const Layout& l = Keys();
+  std::vector<double> v;
+  Pack(TrainingState{}, v);  // the defaults
   auto it = s.values.lower_bound(l.keys[l.by_key.front()]);
   for (size_t j : l.by_key) {
     const std::string& key = l.keys[j];
@@ -91,46 +100,33 @@ TrainingState TrainingState::Load(const PersistentState& s) {
     if (it == s.values.end()) break;
     if (order == 0 && !it->second.empty()) v[j] = it->second.front();
   }
-  i = 0;
-  Fields(t, [&](const char*, auto& field) {
-    using T = std::decay_t<decltype(field)>;
-    field = static_cast<T>(v[i++]);
-  });
-  return t;
+  return Unpack(v);
+}
+
+}  // namespace
+
+TrainingState TrainingState::Load(const PersistentState& s) {
+  if (const std::vector<double>* v = s.FindVec(TrainingStateSlots::kKey)) return Unpack(*v);
+  return LoadKeyed(s);
 }
 
 void TrainingState::Save(PersistentState& s) const { TrainingStateSlots(s).Save(*this); }
 
 TrainingStateSlots::TrainingStateSlots(PersistentState& s) {
-  const Layout& l = Keys();
-  auto it = s.values.lower_bound(l.keys[l.by_key.front()]);
-  for (size_t j : l.by_key) {
-    const std::string& key = l.keys[j];
-    int order = 1;  // it->first against key, compared once per step
-    while (it != s.values.end() && (order = it->first.compare(key)) < 0) ++it;
-    if (it == s.values.end() || order != 0) it = s.values.emplace_hint(it, key, 0);
-    slots_[j] = &it->second;
-    ++it;
+  auto it = s.values.find(kKey);
+  if (it != s.values.end()) {
+    fields_ = &it->second;
+    return;
   }
+  // A new state, or one of the keyed layout: packed now, its keys erased.
+  const TrainingState t = LoadKeyed(s);
+  for (const std::string& key : Keys().keys) s.values.erase(key);
+  fields_ = &s.Vec(kKey);
+  Pack(t, *fields_);
 }
 
-TrainingState TrainingStateSlots::Load() const {
-  TrainingState t;
-  size_t i = 0;
-  // As PersistentState::Get: the first value, or the field's default when the key is empty.
-  Fields(t, [&](const char*, auto& field) {
-    const std::vector<double>& v = *slots_[i++];
-    if (!v.empty()) field = static_cast<std::decay_t<decltype(field)>>(v.front());
-  });
-  return t;
-}
+TrainingState TrainingStateSlots::Load() const { return Unpack(*fields_); }
 
-void TrainingStateSlots::Save(const TrainingState& t) const {
-  size_t i = 0;
-  // In place: the same one-element vector as PersistentState::Set, without reallocating it.
-  Fields(t, [&](const char*, const auto& field) {
-    slots_[i++]->assign(1, static_cast<double>(field));
-  });
-}
+void TrainingStateSlots::Save(const TrainingState& t) const { Pack(t, *fields_); }
 
 }  // namespace aiscale::decide
