@@ -64,6 +64,22 @@ const std::vector<Migration>& Migrations() {
        "ALTER TABLE decisions_v4 RENAME TO decisions;"
        "CREATE INDEX decisions_by_workload ON decisions (workload, id);"
        "CREATE INDEX decisions_by_time ON decisions (t);"},
+      // Each workload's decisions as a chain (issue 11 §4): a row's `prev` is the id of the same
+      // workload's row before it, decision_heads holds each workload's newest id, and the
+      // (workload, id) index goes. Recent walks the chain. The index put every row of a tick
+      // into a random leaf: 1,744 decisions of 10,000 workloads dirtied 349 of 16 KiB pages
+      // at 220,000 rows and 1,400 (23 MB of WAL a tick) at 2 M; the chain adds a row at the end
+      // of the table and updates a head in a table of one small row per workload. Older files
+      // get their chains from the index before it is dropped (once, O(n log n)).
+      {5,
+       "ALTER TABLE decisions ADD COLUMN prev INTEGER;"
+       "UPDATE decisions SET prev = (SELECT MAX(o.id) FROM decisions o"
+       "  WHERE o.workload = decisions.workload AND o.id < decisions.id);"
+       "CREATE TABLE decision_heads (workload TEXT PRIMARY KEY, last INTEGER NOT NULL)"
+       "  WITHOUT ROWID;"
+       "INSERT INTO decision_heads (workload, last)"
+       "  SELECT workload, MAX(id) FROM decisions GROUP BY workload;"
+       "DROP INDEX decisions_by_workload;"},
   };
   return kMigrations;
 }

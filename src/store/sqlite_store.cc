@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <functional>
 #include <limits>
+#include <optional>
 #include <utility>
 
 #include "core/decision_codec.h"
@@ -166,8 +167,9 @@ SqliteStore::~SqliteStore() {
   // and removes the WAL as before.
   if (checkpointer_) sqlite3_wal_hook(db_, nullptr, nullptr);
   checkpointer_.reset();
-  for (sqlite3_stmt* st : {insert_, trim_, prune_, recent_, load_, save_, update_, log_insert_,
-                           log_prune_, log_scan_, log_clear_, begin_, commit_, rollback_}) {
+  for (sqlite3_stmt* st :
+       {insert_, head_, head_of_, row_, delete_row_, prune_, load_, save_, update_, log_insert_,
+        log_prune_, log_scan_, log_clear_, begin_, commit_, rollback_}) {
     sqlite3_finalize(st);
   }
   sqlite3_close(db_);
@@ -175,17 +177,20 @@ SqliteStore::~SqliteStore() {
 
 Status SqliteStore::Prepare() {
   const std::pair<sqlite3_stmt**, const char*> stmts[] = {
-      {&insert_, "INSERT INTO decisions (workload, t, json, fmt) VALUES (?1, ?2, ?3, 1)"},
-      // Deletes all but the newest ?2 rows of one workload; a no-op when there are fewer.
-      {&trim_,
-       "DELETE FROM decisions WHERE workload = ?1 AND id <= (SELECT id FROM decisions "
-       "WHERE workload = ?1 ORDER BY id DESC LIMIT 1 OFFSET ?2)"},
+      // A row links to its workload's row before it (schema 5), and the head moves to it.
+      {&insert_,
+       "INSERT INTO decisions (workload, t, json, fmt, prev) VALUES (?1, ?2, ?3, 1, "
+       "(SELECT last FROM decision_heads WHERE workload = ?1))"},
+      {&head_,
+       "INSERT INTO decision_heads (workload, last) VALUES (?1, ?2) "
+       "ON CONFLICT (workload) DO UPDATE SET last = excluded.last"},
+      {&head_of_, "SELECT last FROM decision_heads WHERE workload = ?1"},
+      {&row_, "SELECT workload, prev, t, json, fmt FROM decisions WHERE id = ?1"},
+      {&delete_row_, "DELETE FROM decisions WHERE id = ?1"},
       // Oldest first through the time index, so a batch costs its own rows, not the table.
       {&prune_,
        "DELETE FROM decisions WHERE id IN (SELECT id FROM decisions WHERE t < ?1 ORDER BY t "
        "LIMIT ?2)"},
-      {&recent_,
-       "SELECT t, json, fmt FROM decisions WHERE workload = ?1 ORDER BY id DESC LIMIT ?2"},
       {&load_, "SELECT json, fmt, body, seq FROM state WHERE key = ?1"},
       // The first save of a key in this process: an upsert that says which row it is.
       {&save_,
@@ -255,11 +260,43 @@ Status SqliteStore::InsertLocked(const Decision& d) {
     BindText(insert_, 3, json);
     if (sqlite3_step(insert_) != SQLITE_DONE) return Error("append decision for " + d.workload);
   }
-  if (options_.keep_last > 0) {
-    Reset r(trim_);
-    BindText(trim_, 1, d.workload);
-    sqlite3_bind_int64(trim_, 2, static_cast<int64_t>(options_.keep_last));
-    if (sqlite3_step(trim_) != SQLITE_DONE) return Error("trim decisions of " + d.workload);
+  const int64_t id = sqlite3_last_insert_rowid(db_);
+  {
+    Reset r(head_);
+    BindText(head_, 1, d.workload);
+    sqlite3_bind_int64(head_, 2, id);
+    if (sqlite3_step(head_) != SQLITE_DONE) return Error("append decision for " + d.workload);
+  }
+  return options_.keep_last > 0 ? TrimLocked(d.workload, id) : Status::Ok();
+}
+
+Result<std::optional<int64_t>> SqliteStore::PrevLocked(const std::string& workload, int64_t id) {
+  Reset r(row_);
+  sqlite3_bind_int64(row_, 1, id);
+  const int rc = sqlite3_step(row_);
+  if (rc == SQLITE_DONE) return std::optional<int64_t>();
+  if (rc != SQLITE_ROW) return Error("read decisions of " + workload);
+  if (ColumnText(row_, 0) != workload) return std::optional<int64_t>();
+  const int64_t prev = sqlite3_column_int64(row_, 1);  // NULL reads 0: the first row
+  // Links point to older rows only: anything else ends the chain, so a damaged one cannot loop.
+  return std::optional<int64_t>(prev > 0 && prev < id ? prev : 0);
+}
+
+// The newest keep_last rows stay: walk to the one after them, then delete it and the rest of
+// the chain (one row per insert once the workload has keep_last).
+Status SqliteStore::TrimLocked(const std::string& workload, int64_t newest) {
+  int64_t id = newest;
+  for (size_t k = 0; k < options_.keep_last && id > 0; ++k) {
+    ASSIGN_OR_RETURN(const std::optional<int64_t> prev, PrevLocked(workload, id));
+    id = prev.value_or(0);
+  }
+  while (id > 0) {
+    ASSIGN_OR_RETURN(const std::optional<int64_t> prev, PrevLocked(workload, id));
+    if (!prev) break;  // gone already
+    Reset r(delete_row_);
+    sqlite3_bind_int64(delete_row_, 1, id);
+    if (sqlite3_step(delete_row_) != SQLITE_DONE) return Error("trim decisions of " + workload);
+    id = *prev;
   }
   return Status::Ok();
 }
@@ -447,24 +484,34 @@ Status SqliteStore::WriteBatch(const std::vector<StoreWrite>& writes) {
 
 Result<std::vector<Decision>> SqliteStore::Recent(const std::string& workload, size_t n) {
   std::lock_guard<std::mutex> lock(mu_);
-  Reset r(recent_);
-  BindText(recent_, 1, workload);
-  // LIMIT -1 is SQLite's "no limit".
-  const int64_t limit =
-      n > static_cast<size_t>(std::numeric_limits<int64_t>::max()) ? -1 : static_cast<int64_t>(n);
-  sqlite3_bind_int64(recent_, 2, limit);
+  int64_t id = 0;
+  {
+    Reset r(head_of_);
+    BindText(head_of_, 1, workload);
+    const int rc = sqlite3_step(head_of_);
+    if (rc == SQLITE_ROW) id = sqlite3_column_int64(head_of_, 0);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE) return Error("read decisions of " + workload);
+  }
+  // Newest first along the chain; it ends at the first row, or where retention or a trim
+  // deleted the rows before.
   std::vector<Decision> out;
-  int rc;
-  while ((rc = sqlite3_step(recent_)) == SQLITE_ROW) {
-    const TimePoint t{Duration(sqlite3_column_int64(recent_, 0))};
-    auto d = DecodeDecision(ColumnText(recent_, 1), sqlite3_column_int(recent_, 2), workload, t);
+  while (id > 0 && out.size() < n) {
+    Reset r(row_);
+    sqlite3_bind_int64(row_, 1, id);
+    const int rc = sqlite3_step(row_);
+    if (rc == SQLITE_DONE) break;
+    if (rc != SQLITE_ROW) return Error("read decisions of " + workload);
+    if (ColumnText(row_, 0) != workload) break;
+    const TimePoint t{Duration(sqlite3_column_int64(row_, 2))};
+    auto d = DecodeDecision(ColumnText(row_, 3), sqlite3_column_int(row_, 4), workload, t);
     if (!d.ok()) {
       return d.status().Wrap("unable to read decisions of " + workload + " in sqlite db at " +
                              path_);
     }
     out.push_back(std::move(d).value());
+    const int64_t prev = sqlite3_column_int64(row_, 1);
+    id = prev > 0 && prev < id ? prev : 0;
   }
-  if (rc != SQLITE_DONE) return Error("read decisions of " + workload);
   std::reverse(out.begin(), out.end());
   return out;
 }

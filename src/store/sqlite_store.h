@@ -4,7 +4,10 @@
 // readers run beside one writer. The schema lives in migrations.cc and is brought up to date
 // on Open. A decision is stored when it changed, plus heartbeats (StoreOptions::heartbeat,
 // change_filter.h), in decision_codec.h's compact JSON, in a table whose ids are plain rowids
-// (schema 4: no AUTOINCREMENT, so no sqlite_sequence write per row). State (schema 3) is a
+// (schema 4: no AUTOINCREMENT, so no sqlite_sequence write per row) and whose rows chain each
+// workload's decisions (schema 5: a row's `prev`, the newest in decision_heads; Recent and
+// keep_last walk the chain, so an insert touches the table's end and one head, not a random
+// index leaf). State (schema 3) is a
 // full snapshot per key in its binary form plus a log with one row per WriteBatch holding the
 // deltas (state_delta.h) of every state that changed in it: a key is snapshotted again when
 // the deltas logged since its snapshot would outgrow it (and a 4 KiB page), or after
@@ -31,6 +34,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -91,6 +95,11 @@ class SqliteStore final : public Store {
   // Stores d when the filter's offer `o` keeps it; adds the rows written to `inserted`.
   Status RecordLocked(const Decision& d, const ChangeFilter::Offer& o, size_t& inserted);
   Status InsertLocked(const Decision& d);
+  // The id of the row before `id` in workload's chain (0: none), or nullopt when row `id` is
+  // gone or not the workload's.
+  Result<std::optional<int64_t>> PrevLocked(const std::string& workload, int64_t id);
+  // Deletes all but the newest StoreOptions::keep_last rows of the chain from `newest`.
+  Status TrimLocked(const std::string& workload, int64_t newest);
   struct Saved;
   // Logs the delta of `state` from what was last written for `key` (`saved`: what that was,
   // null before the first write, which sets it) into log_buf_, or writes a full snapshot at
@@ -135,9 +144,11 @@ class SqliteStore final : public Store {
   sqlite3* db_ = nullptr;  // GUARDED_BY(mu_)
   // Prepared once; reset after each use. GUARDED_BY(mu_)
   sqlite3_stmt* insert_ = nullptr;
-  sqlite3_stmt* trim_ = nullptr;
+  sqlite3_stmt* head_ = nullptr;
+  sqlite3_stmt* head_of_ = nullptr;
+  sqlite3_stmt* row_ = nullptr;
+  sqlite3_stmt* delete_row_ = nullptr;
   sqlite3_stmt* prune_ = nullptr;
-  sqlite3_stmt* recent_ = nullptr;
   sqlite3_stmt* load_ = nullptr;
   sqlite3_stmt* save_ = nullptr;
   sqlite3_stmt* update_ = nullptr;

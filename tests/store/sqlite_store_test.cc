@@ -226,6 +226,7 @@ TEST(SqliteStore, CorruptRowIsAnErrorNotACrash) {
   ASSERT_TRUE(ExecBehindTheStore(path,
                                  "INSERT INTO decisions (workload, t, json) VALUES ('w', 1, "
                                  "'{not json');"
+                                 "INSERT INTO decision_heads VALUES ('w', last_insert_rowid());"
                                  "INSERT INTO state (key, json) VALUES ('k', '[1]');"));
   auto got = (*s)->Recent("w", 10);
   ASSERT_FALSE(got.ok());
@@ -647,6 +648,40 @@ TEST(SqliteStateLog, ASchema2FileIsMigratedAndItsStateContinues) {
 
 // A file of schema 3 (decisions with AUTOINCREMENT) is migrated on open: every row keeps its
 // id, text and time, Recent reads them as before, new rows come after them, and the table no
+
+// Schema 5: Recent walks a workload's chain of rows from its head. A damaged link (to another
+// workload's row, to a newer row, to itself, to a row that is gone) ends the walk there; it
+// neither loops nor reads another workload's decisions.
+TEST(SqliteStore, ADamagedChainEndsRecentWhereItBreaks) {
+  struct Case {
+    const char* name;
+    const char* damage;  // SQL run behind the store; row 1 is ns/other's, rows 2-5 ns/w's
+    size_t want;         // decisions Recent gives
+  };
+  const std::vector<Case> cases = {
+      {"intact", "", 4},
+      {"a link to another workload", "UPDATE decisions SET prev = 1 WHERE id = 4", 2},
+      {"a link to a newer row", "UPDATE decisions SET prev = 5 WHERE id = 4", 2},
+      {"a link to itself", "UPDATE decisions SET prev = 4 WHERE id = 4", 2},
+      {"a row gone", "DELETE FROM decisions WHERE id = 3", 2},
+      {"the head gone", "DELETE FROM decision_heads WHERE workload = 'ns/w'", 0},
+      {"the head on another's row", "UPDATE decision_heads SET last = 1 WHERE workload = 'ns/w'",
+       0},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    const std::string path = FreshTempDir("chain") + "/store.db";
+    auto s = SqliteStore::Open(path);
+    ASSERT_TRUE(s.ok());
+    ASSERT_TRUE((*s)->Append(FullDecision("ns/other", 0, 4)).ok());
+    for (int i = 0; i < 4; ++i) ASSERT_TRUE((*s)->Append(FullDecision("ns/w", 15 * i, i)).ok());
+    ASSERT_TRUE(ExecBehindTheStore(path, c.damage));
+    auto got = (*s)->Recent("ns/w", 100);
+    ASSERT_TRUE(got.ok()) << got.status().message();
+    EXPECT_EQ(got->size(), c.want);
+    for (const Decision& d : *got) EXPECT_EQ(d.workload, "ns/w");
+  }
+}
 // longer has a sqlite_sequence row to rewrite on each insert.
 TEST(SqliteStore, ASchema3FileIsMigratedWithItsDecisionsAsTheyWere) {
   const std::string path = FreshTempDir("sqlite") + "/store.db";
@@ -713,8 +748,15 @@ TEST(SqliteStore, ASchema3FileIsMigratedWithItsDecisionsAsTheyWere) {
        "100,107,114,121,128,129"},
       {"SELECT instr(sql, 'AUTOINCREMENT') FROM sqlite_master WHERE name = 'decisions'", "0"},
       {"SELECT count(*) FROM sqlite_master WHERE name IN ('decisions_by_workload', "
-       "'decisions_by_time', 'decisions_v4')",
+       "'decisions_by_time', 'decisions_v4', 'decision_heads')",
        "2"},
+      // Schema 5: each row links to its workload's row before it, the heads to the newest.
+      {"SELECT group_concat(id || ':' || ifnull(prev, '-')) FROM "
+       "(SELECT id, prev FROM decisions ORDER BY id)",
+       "100:-,107:-,114:100,121:107,128:114,129:121"},
+      {"SELECT group_concat(workload || ':' || last) FROM "
+       "(SELECT * FROM decision_heads ORDER BY workload)",
+       "ns/a:129,ns/b:128"},
   };
   for (const Query& q : queries) {
     SCOPED_TRACE(q.sql);
