@@ -171,7 +171,8 @@ int GetInt(const nlohmann::json& j, const char* key) {
 // decisions a tick and building an nlohmann tree for each cost more than the rest of the write.
 class CompactWriter {
  public:
-  std::string out;
+  explicit CompactWriter(std::string& o) : out(o) {}
+  std::string& out;
 
   void Key(const char* k) {
     out += first_ ? '{' : ',';
@@ -313,8 +314,16 @@ void WriteFacts(CompactWriter& w, const std::vector<std::pair<std::string, doubl
 }  // namespace
 
 std::string DecisionToCompact(const Decision& d) {
-  CompactWriter w;
-  w.out.reserve(512);
+  std::string out;
+  out.reserve(512);
+  DecisionToCompact(d, d.unchanged_ticks, d.unchanged_for, out);
+  return out;
+}
+
+void DecisionToCompact(const Decision& d, int unchanged_ticks, Duration unchanged_for,
+                       std::string& out) {
+  out.clear();
+  CompactWriter w(out);
   auto text = [&](const char* key, const std::string& s) {
     if (s.empty()) return;
     w.Key(key);
@@ -347,12 +356,11 @@ std::string DecisionToCompact(const Decision& d) {
   if (d.action != Action::kNone) text("a", std::string(ActionName(d.action)));
   if (d.action_code != StatusCode::kOk) text("ac", std::string(StatusCodeName(d.action_code)));
   text("ad", d.action_detail);
-  if (d.unchanged_ticks > 0) {
-    integer("u", d.unchanged_ticks);
-    integer("uf", d.unchanged_for.count());
+  if (unchanged_ticks > 0) {
+    integer("u", unchanged_ticks);
+    integer("uf", unchanged_for.count());
   }
   w.Close();
-  return std::move(w.out);
 }
 
 Result<Decision> DecisionFromCompact(std::string_view text, const std::string& workload,

@@ -33,6 +33,10 @@ Result<PersistentState> StateFromJson(const nlohmann::json& j);
 //    "s":stabilized,"sr":..,"k":constrained,"kr":..,"vt":1,"a":action,"ac":code,"ad":..,
 //    "u":unchanged_ticks,"uf":unchanged_for_ns}
 std::string DecisionToCompact(const Decision& d);
+// The same into `out` (its contents replaced, its buffer reused), with `unchanged_ticks` and
+// `unchanged_for` in place of d's own: a Store writes a heartbeat record of d without a copy.
+void DecisionToCompact(const Decision& d, int unchanged_ticks, Duration unchanged_for,
+                       std::string& out);
 Result<Decision> DecisionFromCompact(std::string_view text, const std::string& workload,
                                      TimePoint at);
 

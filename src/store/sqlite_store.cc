@@ -245,19 +245,21 @@ Status SqliteStore::RecordLocked(const Decision& d, const ChangeFilter::Offer& o
   }
   ++inserted;
   ++stats_.decisions_written;
+  // A heartbeat is d with what it stands for (ChangeFilter::Stamp), encoded without the copy.
   if (o.verdict == ChangeFilter::Verdict::kHeartbeat) {
-    return InsertLocked(ChangeFilter::Stamp(d, o));
+    DecisionToCompact(d, o.ticks, o.since, decision_buf_);
+  } else {
+    DecisionToCompact(d, d.unchanged_ticks, d.unchanged_for, decision_buf_);
   }
-  return InsertLocked(d);
+  return InsertLocked(d, decision_buf_);
 }
 
-Status SqliteStore::InsertLocked(const Decision& d) {
-  const std::string json = DecisionToCompact(d);
+Status SqliteStore::InsertLocked(const Decision& d, const std::string& json) {
   {
     Reset r(insert_);
     BindText(insert_, 1, d.workload);
     sqlite3_bind_int64(insert_, 2, d.at.time_since_epoch().count());
-    BindText(insert_, 3, json);
+    sqlite3_bind_text(insert_, 3, json.data(), static_cast<int>(json.size()), SQLITE_STATIC);
     if (sqlite3_step(insert_) != SQLITE_DONE) return Error("append decision for " + d.workload);
   }
   const int64_t id = sqlite3_last_insert_rowid(db_);

@@ -94,7 +94,8 @@ class SqliteStore final : public Store {
   // Steps of a transaction; the caller holds mu_ and has begun it.
   // Stores d when the filter's offer `o` keeps it; adds the rows written to `inserted`.
   Status RecordLocked(const Decision& d, const ChangeFilter::Offer& o, size_t& inserted);
-  Status InsertLocked(const Decision& d);
+  // Inserts d's row with `json`, its compact form, and moves its workload's head.
+  Status InsertLocked(const Decision& d, const std::string& json);
   // The id of the row before `id` in workload's chain (0: none), or nullopt when row `id` is
   // gone or not the workload's.
   Result<std::optional<int64_t>> PrevLocked(const std::string& workload, int64_t id);
@@ -180,6 +181,7 @@ class SqliteStore final : public Store {
   // write): fold it into the snapshots before a LoadState reads them, and prune nothing.
   bool needs_compaction_ = false;                  // GUARDED_BY(mu_)
   std::string buf_, log_buf_, delta_buf_;          // GUARDED_BY(mu_)
+  std::string decision_buf_;                       // GUARDED_BY(mu_)
   WriteStats stats_;                               // GUARDED_BY(mu_)
   std::unique_ptr<WalCheckpointer> checkpointer_;  // null: SQLite checkpoints in the commit
 };
