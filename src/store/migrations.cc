@@ -67,10 +67,11 @@ const std::vector<Migration>& Migrations() {
       // Each workload's decisions as a chain (issue 11 §4): a row's `prev` is the id of the same
       // workload's row before it, decision_heads holds each workload's newest id, and the
       // (workload, id) index goes. Recent walks the chain. The index put every row of a tick
-      // into a random leaf: 1,744 decisions of 10,000 workloads dirtied 349 of 16 KiB pages
-      // at 220,000 rows and 1,400 (23 MB of WAL a tick) at 2 M; the chain adds a row at the end
-      // of the table and updates a head in a table of one small row per workload. Older files
-      // get their chains from the index before it is dropped (once, O(n log n)).
+      // into a random leaf: 1,744 decisions of 10,000 workloads dirtied 421 pages of 16 KiB at
+      // 220,000 rows and 1,465 (24 MB of WAL a tick) at 2 M; the chain adds a row at the end of
+      // the table and updates a head in a table of one small row per workload: 85 and 86 pages
+      // (scripts/wal_pages.py). Older files get their chains from the index before it is
+      // dropped (once, O(n log n)).
       {5,
        "ALTER TABLE decisions ADD COLUMN prev INTEGER;"
        "UPDATE decisions SET prev = (SELECT MAX(o.id) FROM decisions o"
