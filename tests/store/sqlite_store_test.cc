@@ -496,6 +496,13 @@ TEST(SqliteStateCadence, EachStateIsWrittenInItsShareOfBatchesAndAtOnceWhenItMat
   }
 }
 
+// "k<k>", built by appending (GCC 12's -Wrestrict misreads "k" + std::to_string(k)).
+std::string KeyName(int k) {
+  std::string name = "k";
+  name += std::to_string(k);
+  return name;
+}
+
 // One of the states key k was given (Step(100 k + batch)), bit for bit; `step` when not -1.
 // Without a step the key may not have had its turn yet (empty).
 void ExpectOwnState(const PersistentState& loaded, int k, int step) {
@@ -530,12 +537,12 @@ TEST(SqliteStateCadence, BatchesInAnotherOrderWriteEachKeysOwnState) {
         for (int k : orders[t]) {
           const int step = 100 * k + static_cast<int>(t);  // each key's states its own
           states.push_back(Step(step));
-          batch.push_back({nullptr, {{"k" + std::to_string(k), &states.back()}}, false});
+          batch.push_back({nullptr, {{KeyName(k), &states.back()}}, false});
           last[k] = step;
         }
         ASSERT_TRUE((*s)->WriteBatch(batch).ok());
         for (int k : orders[t]) {
-          auto loaded = (*s)->LoadState("k" + std::to_string(k));
+          auto loaded = (*s)->LoadState(KeyName(k));
           ASSERT_TRUE(loaded.ok());
           ExpectOwnState(*loaded, k, every == 1 ? last[k] : -1);
         }
@@ -544,7 +551,7 @@ TEST(SqliteStateCadence, BatchesInAnotherOrderWriteEachKeysOwnState) {
     auto s = SqliteStore::Open(path, o);
     ASSERT_TRUE(s.ok());
     for (const auto& [k, step] : last) {
-      auto loaded = (*s)->LoadState("k" + std::to_string(k));
+      auto loaded = (*s)->LoadState(KeyName(k));
       ASSERT_TRUE(loaded.ok()) << loaded.status().message();
       ExpectOwnState(*loaded, k, every == 1 ? step : -1);
     }
