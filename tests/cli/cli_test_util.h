@@ -1,10 +1,13 @@
-// Small helpers of the cli tests that drive the built `aiscale` binary: run it, read a whole
-// file (a log, a report) and poll a condition with a time limit. Header-only; no state.
+// Small helpers of the cli tests that drive the built `aiscale` binary: run it, start it in
+// the background, read a whole file (a log, a report) and poll a condition with a time limit.
+// Header-only; no state.
 //
 //   ASSERT_TRUE(WaitFor([&] { return ReadText(log).find("became leader") != npos; }, 10));
 #pragma once
 
+#include <fcntl.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
@@ -14,6 +17,7 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <vector>
 
 namespace aiscale::cli {
 
@@ -35,6 +39,44 @@ inline RunResult RunAiscale(const std::string& args, bool with_stderr = true) {
   const int status = pclose(p);
   r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return r;
+}
+
+// Starts the built binary with `args` in the background, stdout and stderr to `log`, with the
+// test's environment plus `env` ("NAME=value", replacing a variable of that name); returns
+// its pid (-1 when fork failed). Everything is built before the fork: the child of a process
+// with other threads may only make async-signal-safe calls until it execs — a malloc there
+// can wait forever on a lock another thread held at the fork (an allocator under ASan has
+// more of them), and the daemon never starts.
+inline pid_t SpawnAiscale(const std::vector<std::string>& args, const std::string& log,
+                          const std::vector<std::string>& env = {}) {
+  std::vector<std::string> argv_s = {AISCALE_BINARY};
+  argv_s.insert(argv_s.end(), args.begin(), args.end());
+  std::vector<std::string> env_s;
+  for (char** e = environ; e && *e; ++e) {
+    const std::string var = *e;
+    bool replaced = false;
+    for (const std::string& x : env) {
+      replaced = replaced || var.compare(0, x.find('=') + 1, x, 0, x.find('=') + 1) == 0;
+    }
+    if (!replaced) env_s.push_back(var);
+  }
+  env_s.insert(env_s.end(), env.begin(), env.end());
+  std::vector<char*> argv, envp;
+  for (std::string& a : argv_s) argv.push_back(a.data());
+  for (std::string& e : env_s) envp.push_back(e.data());
+  argv.push_back(nullptr);
+  envp.push_back(nullptr);
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd >= 0) {
+      ::dup2(fd, 1);
+      ::dup2(fd, 2);
+    }
+    ::execve(argv[0], argv.data(), envp.data());
+    ::_exit(127);
+  }
+  return pid;
 }
 
 // The file's contents; "" when it cannot be read.

@@ -111,21 +111,8 @@ class Daemon {
     fs::remove_all(dir_);
   }
   void Start() {
-    const std::string log = (dir_ / "aiscale.log").string();
-    const std::string cfg = (dir_ / "aiscale.yaml").string();
-    pid_ = ::fork();
-    if (pid_ == 0) {
-      const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-      ::dup2(fd, 1);
-      ::dup2(fd, 2);
-      std::string bin = AISCALE_BINARY;
-      std::vector<std::string> args = {bin, "run", "-c", cfg, "--verbose"};
-      std::vector<char*> argv;
-      for (auto& a : args) argv.push_back(a.data());
-      argv.push_back(nullptr);
-      ::execv(bin.c_str(), argv.data());
-      ::_exit(127);
-    }
+    pid_ = SpawnAiscale({"run", "-c", (dir_ / "aiscale.yaml").string(), "--verbose"},
+                        (dir_ / "aiscale.log").string());
   }
   void Kill(int sig) {
     if (pid_ > 0) ::kill(pid_, sig);

@@ -24,6 +24,7 @@
 #include <httplib.h>
 #include <nlohmann/json.hpp>
 
+#include "cli/cli_test_util.h"
 #include "store/sqlite_store.h"
 
 namespace aiscale::cli {
@@ -137,22 +138,8 @@ class RunFixture {
   }
   // Starts `aiscale run ARGS...`, stdout and stderr to dir/aiscale.log.
   void Start(const std::vector<std::string>& args) {
-    const std::string log = (dir_ / "aiscale.log").string();
-    pid_ = ::fork();
-    if (pid_ == 0) {
-      const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-      ::dup2(fd, 1);
-      ::dup2(fd, 2);
-      ::setenv(kMarkVar, mark_.c_str(), 1);
-      std::vector<char*> argv;
-      std::string bin = AISCALE_BINARY;
-      argv.push_back(bin.data());
-      std::vector<std::string> copy = args;
-      for (auto& a : copy) argv.push_back(a.data());
-      argv.push_back(nullptr);
-      ::execv(bin.c_str(), argv.data());
-      ::_exit(127);
-    }
+    pid_ =
+        SpawnAiscale(args, (dir_ / "aiscale.log").string(), {std::string(kMarkVar) + "=" + mark_});
   }
   // The exit code, or -1 if it did not exit within `limit` (then it is killed) or died of a
   // signal.
