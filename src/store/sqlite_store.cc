@@ -7,7 +7,6 @@
 #include <cstdint>
 #include <cstdlib>
 #include <functional>
-#include <limits>
 #include <optional>
 #include <utility>
 
@@ -246,11 +245,9 @@ Status SqliteStore::RecordLocked(const Decision& d, const ChangeFilter::Offer& o
   ++inserted;
   ++stats_.decisions_written;
   // A heartbeat is d with what it stands for (ChangeFilter::Stamp), encoded without the copy.
-  if (o.verdict == ChangeFilter::Verdict::kHeartbeat) {
-    DecisionToCompact(d, o.ticks, o.since, decision_buf_);
-  } else {
-    DecisionToCompact(d, d.unchanged_ticks, d.unchanged_for, decision_buf_);
-  }
+  const bool heartbeat = o.verdict == ChangeFilter::Verdict::kHeartbeat;
+  DecisionToCompact(d, heartbeat ? o.ticks : d.unchanged_ticks,
+                    heartbeat ? o.since : d.unchanged_for, decision_buf_);
   return InsertLocked(d, decision_buf_);
 }
 
@@ -272,16 +269,24 @@ Status SqliteStore::InsertLocked(const Decision& d, const std::string& json) {
   return options_.keep_last > 0 ? TrimLocked(d.workload, id) : Status::Ok();
 }
 
-Result<std::optional<int64_t>> SqliteStore::PrevLocked(const std::string& workload, int64_t id) {
-  Reset r(row_);
+Result<bool> SqliteStore::ChainRowLocked(const std::string& workload, int64_t id) {
   sqlite3_bind_int64(row_, 1, id);
   const int rc = sqlite3_step(row_);
-  if (rc == SQLITE_DONE) return std::optional<int64_t>();
+  if (rc == SQLITE_DONE) return false;
   if (rc != SQLITE_ROW) return Error("read decisions of " + workload);
-  if (ColumnText(row_, 0) != workload) return std::optional<int64_t>();
+  return ColumnText(row_, 0) == workload;
+}
+
+int64_t SqliteStore::ChainPrev(int64_t id) const {
   const int64_t prev = sqlite3_column_int64(row_, 1);  // NULL reads 0: the first row
   // Links point to older rows only: anything else ends the chain, so a damaged one cannot loop.
-  return std::optional<int64_t>(prev > 0 && prev < id ? prev : 0);
+  return prev > 0 && prev < id ? prev : 0;
+}
+
+Result<std::optional<int64_t>> SqliteStore::PrevLocked(const std::string& workload, int64_t id) {
+  Reset r(row_);
+  ASSIGN_OR_RETURN(const bool mine, ChainRowLocked(workload, id));
+  return mine ? std::optional<int64_t>(ChainPrev(id)) : std::nullopt;
 }
 
 // The newest keep_last rows stay: walk to the one after them, then delete it and the rest of
@@ -499,11 +504,8 @@ Result<std::vector<Decision>> SqliteStore::Recent(const std::string& workload, s
   std::vector<Decision> out;
   while (id > 0 && out.size() < n) {
     Reset r(row_);
-    sqlite3_bind_int64(row_, 1, id);
-    const int rc = sqlite3_step(row_);
-    if (rc == SQLITE_DONE) break;
-    if (rc != SQLITE_ROW) return Error("read decisions of " + workload);
-    if (ColumnText(row_, 0) != workload) break;
+    ASSIGN_OR_RETURN(const bool mine, ChainRowLocked(workload, id));
+    if (!mine) break;
     const TimePoint t{Duration(sqlite3_column_int64(row_, 2))};
     auto d = DecodeDecision(ColumnText(row_, 3), sqlite3_column_int(row_, 4), workload, t);
     if (!d.ok()) {
@@ -511,8 +513,7 @@ Result<std::vector<Decision>> SqliteStore::Recent(const std::string& workload, s
                              path_);
     }
     out.push_back(std::move(d).value());
-    const int64_t prev = sqlite3_column_int64(row_, 1);
-    id = prev > 0 && prev < id ? prev : 0;
+    id = ChainPrev(id);
   }
   std::reverse(out.begin(), out.end());
   return out;

@@ -96,6 +96,11 @@ class SqliteStore final : public Store {
   Status RecordLocked(const Decision& d, const ChangeFilter::Offer& o, size_t& inserted);
   // Inserts d's row with `json`, its compact form, and moves its workload's head.
   Status InsertLocked(const Decision& d, const std::string& json);
+  // Steps row_ at `id` (the caller resets it): true when it is one of workload's rows, false
+  // when the chain ends there (the row gone, or another workload's).
+  Result<bool> ChainRowLocked(const std::string& workload, int64_t id);
+  // The older row the link of the row in row_ names; 0 when none.
+  int64_t ChainPrev(int64_t id) const;
   // The id of the row before `id` in workload's chain (0: none), or nullopt when row `id` is
   // gone or not the workload's.
   Result<std::optional<int64_t>> PrevLocked(const std::string& workload, int64_t id);
