@@ -55,6 +55,7 @@ Status Controller::Add(WorkloadBinding b) {
     return Status::Conflict("unable to add workload " + key + ": name already in use");
   }
   auto w = std::make_unique<Workload>(std::move(b));
+  w->key = key;
   w->policy_key = key + "/policy";
   w->stabilizer_key = key + "/stabilizer";
   if (store_) {
@@ -65,6 +66,7 @@ Status Controller::Add(WorkloadBinding b) {
     w->policy_state = std::move(ps).value();
     w->stabilizer_state = std::move(ss).value();
   }
+  if (options_.steering) RETURN_IF_ERROR(options_.steering->Restore(key));
   std::vector<CollectSignal> collect;
   for (const SignalBinding& s : w->binding.signals) {
     collect.push_back({s.signal, s.expression, s.source,
@@ -77,12 +79,30 @@ Status Controller::Add(WorkloadBinding b) {
   return Status::Ok();
 }
 
+Status Controller::Reconfigure(size_t index, const WorkloadBinding& fresh) {
+  if (index >= workloads_.size()) return Status::NotFound("no workload at that index");
+  Workload& w = *workloads_[index];
+  if (fresh.ref.Key() != w.key || !fresh.policy) {
+    return Status::Invalid("unable to reconfigure " + w.key +
+                           ": a different workload or no policy");
+  }
+  if (fresh.policy->Name() != w.binding.policy->Name()) w.policy_state = PersistentState{};
+  w.binding.policy = fresh.policy;
+  w.binding.stabilizer = fresh.stabilizer;
+  w.binding.constraints = fresh.constraints;
+  w.binding.min_replicas = fresh.min_replicas;
+  w.binding.max_replicas = fresh.max_replicas;
+  w.binding.staleness = fresh.staleness;
+  return Status::Ok();
+}
+
 void Controller::Collect() { collector_.RunDue(clock_.Now()); }
 
 std::vector<Decision> Controller::Tick() {
   const auto t0 = std::chrono::steady_clock::now();  // telemetry only
   std::vector<Decision> out;
   out.reserve(workloads_.size());
+  if (options_.steering) steer_ = options_.steering->Snapshot();
   for (auto& w : workloads_) out.push_back(Decide(*w));
   if (store_) {
     // A workload's write names the same keys and states every tick: built once (the keys are
@@ -113,6 +133,7 @@ std::vector<Decision> Controller::Tick() {
 
 Decision Controller::TickOne(size_t index) {
   Workload& w = *workloads_[index];
+  if (options_.steering) steer_ = options_.steering->Snapshot();
   Decision d = Decide(w);
   if (store_) Persist({WriteOf(w, &d)}, {&d});
   return d;
@@ -156,7 +177,10 @@ Decision Controller::Decide(Workload& w) {
   PolicyInput in{w.signals, scale->current, scale->ready, now, scale->max_available};
   d.recommendation = b.policy->Recommend(in, w.policy_state);
   Resolve(w, d);
-  if (!d.recommendation.valid) return d;
+  if (!d.recommendation.valid) {
+    if (ApplySteering(w, d)) Act(w, now, d);  // a pin holds even without a valid policy
+    return d;
+  }
   // Stabilize after the veto, so a vetoed scale-down is not remembered as a recommendation.
   if (b.stabilizer) {
     const int rec = d.stabilized;
@@ -173,8 +197,22 @@ Decision Controller::Decide(Workload& w) {
   } else {
     d.constrained = d.stabilized;
   }
+  ApplySteering(w, d);
   Act(w, now, d);
   return d;
+}
+
+bool Controller::ApplySteering(const Workload& w, Decision& d) const {
+  if (!steer_ || steer_->empty()) return false;
+  auto it = steer_->find(w.key);
+  if (it == steer_->end()) return false;
+  const SteerResult r = Steer(it->second, d.current, d.constrained, w.binding.min_replicas,
+                              w.binding.max_replicas, clock_.WallNow());
+  if (r.note.empty()) return false;
+  const bool changed = r.desired != d.constrained;
+  d.constrained = r.desired;
+  d.constrain_reason += (d.constrain_reason.empty() ? "" : "; ") + r.note;
+  return changed;
 }
 
 void Controller::ReadSignals(Workload& w, TimePoint now, Decision& d) {
@@ -306,6 +344,12 @@ void Controller::Publish(const std::vector<Decision>& decisions, TimePoint now) 
     v.ready = d.ready;
     v.desired = d.constrained;
     v.last = d;
+    v.min_replicas = w.binding.min_replicas;
+    v.max_replicas = w.binding.max_replicas;
+    if (steer_ && !steer_->empty()) {
+      auto it = steer_->find(w.key);
+      if (it != steer_->end() && it->second.ActiveAt(clock_.WallNow())) v.steering = it->second;
+    }
     for (const SignalBinding& s : w.binding.signals) {
       const SignalSnapshot& snap = w.signals.Get(s.signal);
       const bool seen = snap.at.time_since_epoch().count() != 0;

@@ -10,6 +10,7 @@
 
 #include "server/api_handlers.h"
 #include "server/json_views.h"
+#include "server/operator_routes.h"
 
 namespace aiscale::server {
 namespace {
@@ -71,7 +72,10 @@ void ApiServer::Routes() {
     std::string name;
     const Route route = RouteOf(req.path, &name);
     Reply reply;
-    if (route == Route::kNone) {
+    if (auto r = OperatorRoute(req)) {
+      reply = std::move(*r);
+      if (reply.status == 401) res.set_header("WWW-Authenticate", "Bearer realm=\"aiscale\"");
+    } else if (route == Route::kNone) {
       reply = ErrorReply(404, "no such path: " + req.path);
     } else if (req.method != "GET" && req.method != "HEAD") {
       reply = ErrorReply(405, "method " + req.method + " not allowed: the API is read-only");
@@ -111,8 +115,10 @@ void ApiServer::Routes() {
   // its answer finds it counted in the next /metrics.
   http_->set_post_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
     std::string name;
-    telemetry_.Add(kRequestsTotal, {{"route", std::string(RouteName(RouteOf(req.path, &name)))},
-                                    {"code", std::to_string(res.status)}});
+    std::string_view route = OperatorRouteName(req.method, req.path);
+    if (route.empty()) route = RouteName(RouteOf(req.path, &name));
+    telemetry_.Add(kRequestsTotal,
+                   {{"route", std::string(route)}, {"code", std::to_string(res.status)}});
   });
 }
 
