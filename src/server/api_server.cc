@@ -72,9 +72,12 @@ void ApiServer::Routes() {
     std::string name;
     const Route route = RouteOf(req.path, &name);
     Reply reply;
+    // A steering call carries a body, which httplib reads only after this handler.
+    if (operator_ && OperatorRouteName(req.method, req.path) == "steering") {
+      return httplib::Server::HandlerResponse::Unhandled;
+    }
     if (auto r = OperatorRoute(req)) {
       reply = std::move(*r);
-      if (reply.status == 401) res.set_header("WWW-Authenticate", "Bearer realm=\"aiscale\"");
     } else if (route == Route::kNone) {
       reply = ErrorReply(404, "no such path: " + req.path);
     } else if (req.method != "GET" && req.method != "HEAD") {
@@ -99,6 +102,7 @@ void ApiServer::Routes() {
     res.set_content(reply.body, reply.content_type.c_str());
     return httplib::Server::HandlerResponse::Handled;
   });
+  if (operator_) AddSteeringHandlers();
   // httplib's own errors (a malformed request line, a body too large) as JSON too.
   http_->set_error_handler(
       httplib::Server::HandlerWithResponse([](const httplib::Request&, httplib::Response& res) {

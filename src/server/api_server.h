@@ -81,6 +81,8 @@ class ApiServer {
   // The dashboard's or a steering endpoint's reply when the request is for one
   // (operator_routes.cc).
   std::optional<Reply> OperatorRoute(const httplib::Request& req) const;
+  // The steering endpoints as httplib handlers (they need the request body; operator_routes.cc).
+  void AddSteeringHandlers();
 
   const ServerOptions options_;
   const LiveView& view_;

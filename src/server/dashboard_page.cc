@@ -111,7 +111,8 @@ std::string PageFrame(std::string_view title, std::string_view crumbs, std::stri
   out.reserve(main.size() + kStyle.size() + 1024);
   out +=
       "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-      "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\"><title>";
+      "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">"
+      "<link rel=\"icon\" href=\"data:,\"><title>";
   AppendEscaped(out, title);
   out += " - aiscale</title><style>";
   out += kStyle;

@@ -251,6 +251,7 @@ std::string StateSection(const WorkloadView& w) {
       "</tbody></table><h2>Signals</h2><table class=\"signals\"><thead><tr><th>Signal</th>"
       "<th>Value</th><th>Target</th><th>Status</th><th>Age</th><th>Source</th><th>Detail</th>"
       "</tr></thead><tbody>";
+  if (w.signals.empty()) out += "<tr><td colspan=\"7\">none: the policy reads no signal</td></tr>";
   for (const SignalView& s : w.signals) {
     const std::string status(SignalStatusName(s.status));
     out += "<tr><td>";
@@ -287,7 +288,10 @@ Reply WorkloadPage(const LiveView& view, Store* store, const std::string& name, 
     note = "<p>Unable to read decisions from the store: " + EscapeHtml(got.status().message()) +
            "</p>";
   }
-  std::string main = StateSection(*w) + note + Charts(ds, *w, t0, t1) + DecisionLog(ds, p.log_rows);
+  // Charts start where the data does when that is later than the window (a fresh daemon).
+  const double from = ds.empty() ? t0 : std::max(t0, WallS(ds.front()) - 60);
+  std::string main =
+      StateSection(*w) + note + Charts(ds, *w, from, t1) + DecisionLog(ds, p.log_rows);
   if (p.fragment) return Reply{200, std::move(main), kHtmlType};
   const std::string key = w->ref.Key();
   std::string crumbs = "<span>/</span><span data-field=\"workload\">" + EscapeHtml(key) + "</span>";

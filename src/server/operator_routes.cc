@@ -53,4 +53,15 @@ std::optional<Reply> ApiServer::OperatorRoute(const httplib::Request& req) const
   return WorkloadPage(view_, store_, name, now, *p);
 }
 
+void ApiServer::AddSteeringHandlers() {
+  const auto handle = [this](const httplib::Request& req, httplib::Response& res) {
+    Reply reply = OperatorRoute(req).value_or(ErrorReply(404, "no such path: " + req.path));
+    if (reply.status == 401) res.set_header("WWW-Authenticate", "Bearer realm=\"aiscale\"");
+    res.status = reply.status;
+    res.set_content(reply.body, reply.content_type.c_str());
+  };
+  http_->Post(R"(/api/v1/workloads/.+)", handle);
+  http_->Delete(R"(/api/v1/workloads/.+)", handle);
+}
+
 }  // namespace aiscale::server

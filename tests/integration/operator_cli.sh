@@ -74,7 +74,7 @@ tok=$ITEST_TMP/api.token
 head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$ITEST_TMP/wrong.token"
 env -u AISCALE_TOKEN -u AISCALE_TOKEN_FILE "$aiscale" pause steady >/dev/null 2>"$ITEST_TMP/notoken.txt"
 check "pause without a token is refused before any request" grep -q "a token is needed" "$ITEST_TMP/notoken.txt"
-code=$(curl -s -o /dev/null -w '%{http_code}' -X POST "$url/api/v1/workloads/steady/pause")
+code=$(curl -s -o /dev/null -w '%{http_code}' -X POST -d '' "$url/api/v1/workloads/steady/pause")
 check "the API answers 401 without a token ($code)" test "$code" = 401
 "$aiscale" pause steady --token-file "$ITEST_TMP/wrong.token" >/dev/null 2>"$ITEST_TMP/wrong.txt"
 check "a wrong token is refused (403)" grep -q "answered 403" "$ITEST_TMP/wrong.txt"
