@@ -119,7 +119,7 @@ void ApiServer::Routes() {
   // its answer finds it counted in the next /metrics.
   http_->set_post_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
     std::string name;
-    std::string_view route = OperatorRouteName(req.method, req.path);
+    std::string_view route = operator_ ? OperatorRouteName(req.method, req.path) : "";
     if (route.empty()) route = RouteName(RouteOf(req.path, &name));
     telemetry_.Add(kRequestsTotal,
                    {{"route", std::string(route)}, {"code", std::to_string(res.status)}});

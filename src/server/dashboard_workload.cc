@@ -171,8 +171,8 @@ std::string ThroughputCurve(const std::vector<Decision>& ds) {
 }
 
 std::string Charts(const std::vector<Decision>& ds, const WorkloadView& w, double t0, double t1) {
-  std::string out =
-      "<section class=\"charts\"><h2>Last " + ShortNumber((t1 - t0) / 3600) + " h</h2>";
+  std::string out = "<section class=\"charts\"><h2>Since " + ClockLabel(t0) + " UTC (the last " +
+                    AgeText(t1 - t0) + ")</h2>";
   if (ds.empty()) return out + "<p>No decisions recorded in this window.</p></section>";
   out += ReplicaChart(ds, w, t0, t1);
   for (const SignalView& s : w.signals) out += SignalChart(ds, w, s.name, t0, t1);

@@ -62,7 +62,7 @@ TEST(RestartDifference, ReloadableEditsPassOthersAreNamed) {
   };
   config::ConfigErrors errs;
   const config::ConfigNode before = Parse(kBase, errs);
-  ASSERT_TRUE(errs.empty()) << errs.ToString();
+  ASSERT_TRUE(errs.empty()) << errs.ToStatus().message();
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
     config::ConfigErrors e2;

@@ -207,7 +207,8 @@ TEST_F(OperatorRoutesTest, TokenRules) {
       {"wrong token", "Bearer s3cret-token-0123456780", 403},
       {"prefix of the token", "Bearer s3cret-token", 403},
       {"token plus more", good + "x", 403},
-      {"huge", "Bearer " + std::string(9000, 'a'), 401},
+      {"over our 4 KiB limit", "Bearer " + std::string(5000, 'a'), 401},
+      {"over httplib's header limit", "Bearer " + std::string(9000, 'a'), 400},
       {"binary junk", std::string("Bearer \x01\x02\xff\xfe", 11), 403},
       {"right token", good, 200},
   };
@@ -217,7 +218,9 @@ TEST_F(OperatorRoutesTest, TokenRules) {
     const Answer a = Send("POST", "/api/v1/workloads/llm/pause", "", c.auth);
     EXPECT_EQ(a.status, c.status) << a.body;
     EXPECT_EQ(steering_.calls - before, c.status == 200 ? 1 : 0);
-    if (c.status == 401) EXPECT_EQ(a.www_authenticate, "Bearer realm=\"aiscale\"");
+    if (c.status == 401) {
+      EXPECT_EQ(a.www_authenticate, "Bearer realm=\"aiscale\"");
+    }
     EXPECT_EQ(a.body.find(kToken), std::string::npos);
   }
 }
@@ -246,11 +249,11 @@ TEST_F(OperatorRoutesTest, RequestsReachTheControlAndOutcomesMapToStatuses) {
     int status;
   };
   const std::vector<Case> cases = {
-      {"unknown workload", "", Status::NotFound("unknown workload 'llm'"), 404},
+      {"unknown workload", R"({"replicas": 3})", Status::NotFound("unknown workload 'llm'"), 404},
       {"pin beyond max", R"({"replicas": 99})",
        Status::Invalid("cannot pin to 99 replicas: above max_replicas 4"), 422},
-      {"conflict", "", Status::Conflict("not pinned"), 409},
-      {"not ready", "", Status::Unavailable("not ready"), 503},
+      {"conflict", R"({"replicas": 3})", Status::Conflict("not pinned"), 409},
+      {"not ready", R"({"replicas": 3})", Status::Unavailable("not ready"), 503},
       {"malformed body", "{replicas: 3", Status::Ok(), 400},
       {"unknown field", R"({"replicas": 3, "rm": "-rf"})", Status::Ok(), 400},
       {"replicas not an integer", R"({"replicas": "3; drop table"})", Status::Ok(), 400},
@@ -266,8 +269,42 @@ TEST_F(OperatorRoutesTest, RequestsReachTheControlAndOutcomesMapToStatuses) {
     const Answer a = Send("POST", "/api/v1/workloads/llm/pin", c.body, auth);
     EXPECT_EQ(a.status, c.status) << a.body;
     EXPECT_EQ(steering_.calls - before, c.status == 400 ? 0 : 1);
-    if (!c.outcome.ok()) EXPECT_NE(a.body.find(c.outcome.message()), std::string::npos) << a.body;
+    if (!c.outcome.ok()) {
+      EXPECT_NE(a.body.find(c.outcome.message()), std::string::npos) << a.body;
+    }
   }
+}
+
+TEST_F(OperatorRoutesTest, PredictiveAndTrainingPagesDrawTheirOwnCharts) {
+  const double now_s = ToSeconds(clock_.WallNow().time_since_epoch());
+  WorkloadView fc = ApiWorkload("serving", "forecasted", 3);
+  WorkloadView tr = ApiWorkload("train", "bert", 4);
+  view_.Set({fc, tr});
+  for (int i = 0; i < 20; ++i) {
+    Decision d = ApiDecision("serving/forecasted", i, 0);
+    d.wall = WallTime(Seconds(now_s - 300 + 15.0 * i));
+    d.recommendation.facts = {
+        {"forecast", 40.0 + i}, {"margin", 5}, {"demand", 38.0 + i}, {"lead_s", 120}};
+    ASSERT_TRUE(store_.Append(d).ok());
+    Decision t = ApiDecision("train/bert", i, 0);
+    t.wall = d.wall;
+    t.recommendation.facts = {
+        {"samples_per_s", 900.0 + i},         {"phase", i < 5 ? 0.0 : 1.0},
+        {"compute_samples_per_s_at_2", 500},  {"compute_samples_per_s_at_4", 950},
+        {"compute_samples_per_s_at_8", 1700}, {"compute_observed_at_4", 920}};
+    ASSERT_TRUE(store_.Append(t).ok());
+  }
+  const Answer f = Send("GET", "/workloads/serving%2Fforecasted?hours=1");
+  ASSERT_EQ(f.status, 200);
+  EXPECT_NE(f.body.find("class=\"band forecast\""), std::string::npos);
+  EXPECT_NE(f.body.find("class=\"series forecast\" data-points=\"20\""), std::string::npos);
+  EXPECT_EQ(f.body.find("Learned throughput"), std::string::npos);
+  const Answer t = Send("GET", "/workloads/train%2Fbert?hours=1");
+  ASSERT_EQ(t.status, 200);
+  EXPECT_NE(t.body.find("<rect class=\"span load\""), std::string::npos);
+  EXPECT_NE(t.body.find("class=\"series curve\" data-points=\"3\""), std::string::npos);
+  EXPECT_NE(t.body.find("<circle class=\"observed\""), std::string::npos);
+  EXPECT_EQ(t.body.find("class=\"band forecast\""), std::string::npos);
 }
 
 TEST(ConstantTimeEquals, Table) {
