@@ -140,8 +140,10 @@ Status Daemon::StartServer() {
   gate_.Set(cfg_.server.token);
   server_->EnableOperatorRoutes({&clock_, steering_.get(), &gate_});
   RETURN_IF_ERROR(server_->Start());
-  log_ << "aiscale: serving the dashboard at http://" << cfg_.server.host << ":" << server_->port()
-       << "/ and /healthz /readyz /metrics /api/v1; steering (pause, resume, pin) "
+  log_ << "aiscale: serving /healthz /readyz /metrics /api/v1 on " << cfg_.server.host << ":"
+       << server_->port() << "\n"
+       << "aiscale: dashboard at http://" << cfg_.server.host << ":" << server_->port()
+       << "/; steering (pause, resume, pin) "
        << (cfg_.server.token.empty() ? "off (no server.token_file)" : "on, with the bearer token")
        << "\n";
   return Status::Ok();
