@@ -1,6 +1,7 @@
 #include "server/dashboard_chart.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <ctime>
@@ -21,10 +22,27 @@ double NiceStep(double v) {
   return 10 * p;
 }
 
+// v with one decimal, as SVG coordinates need: integer arithmetic rather than printf, which
+// was three quarters of the overview's time (1,000 sparklines of 256 numbers each).
+void AppendFixed(std::string& out, double v) {
+  if (!std::isfinite(v)) v = 0;
+  long tenths = std::lround(v * 10);
+  if (tenths < 0) {
+    out += '-';
+    tenths = -tenths;
+  }
+  char buf[24];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, tenths / 10);
+  (void)ec;
+  out.append(buf, end);
+  out += '.';
+  out += static_cast<char>('0' + tenths % 10);
+}
+
 std::string Fixed(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f", v);
-  return buf;
+  std::string s;
+  AppendFixed(s, v);
+  return s;
 }
 
 // A time tick step with at most ~8 ticks on round minutes or hours.
@@ -154,22 +172,34 @@ std::string Sparkline(const std::vector<ScalePoint>& history, double now_s, int 
   const double t0 = std::min(history.front().wall_s, t1 - 60);
   int top = 1;
   for (const ScalePoint& p : history) top = std::max({top, p.desired, p.ready});
-  auto x = [&](double t) { return Fixed(1 + (t - t0) / (t1 - t0) * (width - 2)); };
-  auto y = [&](int v) { return Fixed(height - 2 - static_cast<double>(v) / top * (height - 4)); };
-  std::string desired = "M" + x(history.front().wall_s) + " " + y(history.front().desired);
-  std::string ready = "M" + x(history.front().wall_s) + " " + y(history.front().ready);
-  for (const ScalePoint& p : history) {
-    desired += "H" + x(p.wall_s) + "V" + y(p.desired);
-    ready += "H" + x(p.wall_s) + "V" + y(p.ready);
-  }
-  desired += "H" + x(t1);
-  ready += "H" + x(t1);
-  return "<svg class=\"spark\" viewBox=\"0 0 " + std::to_string(width) + " " +
+  const double sx = (width - 2) / (t1 - t0), sy = (height - 4.0) / top;
+  // One step path of `field` (desired or ready), appended to `out`.
+  const auto path = [&](std::string& out, int ScalePoint::*field) {
+    out += "M";
+    AppendFixed(out, 1 + (history.front().wall_s - t0) * sx);
+    out += ' ';
+    AppendFixed(out, height - 2 - history.front().*field * sy);
+    for (const ScalePoint& p : history) {
+      out += 'H';
+      AppendFixed(out, 1 + (p.wall_s - t0) * sx);
+      out += 'V';
+      AppendFixed(out, height - 2 - p.*field * sy);
+    }
+    out += 'H';
+    AppendFixed(out, width - 1.0);
+  };
+  std::string out;
+  out.reserve(200 + history.size() * 40);
+  out += "<svg class=\"spark\" viewBox=\"0 0 " + std::to_string(width) + " " +
          std::to_string(height) + "\" width=\"" + std::to_string(width) + "\" height=\"" +
-         std::to_string(height) + "\" role=\"img\"><title>replicas: desired " +
-         std::to_string(history.back().desired) + ", ready " +
-         std::to_string(history.back().ready) + "</title><path class=\"ready\" d=\"" + ready +
-         "\"/><path class=\"desired\" d=\"" + desired + "\"/></svg>";
+         std::to_string(height) + "\" role=\"img\"><title>replicas: desired ";
+  out += std::to_string(history.back().desired) + ", ready " +
+         std::to_string(history.back().ready) + "</title><path class=\"ready\" d=\"";
+  path(out, &ScalePoint::ready);
+  out += "\"/><path class=\"desired\" d=\"";
+  path(out, &ScalePoint::desired);
+  out += "\"/></svg>";
+  return out;
 }
 
 }  // namespace aiscale::server
