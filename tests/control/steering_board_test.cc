@@ -5,6 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <thread>
+
 #include "control/controller.h"
 #include "decide/policies/static_policy.h"
 #include "fakes/fake_actuator.h"
@@ -182,6 +185,39 @@ TEST(SteeringBoard, APinHoldsEvenWhenThePolicyHasNoValidRecommendation) {
   EXPECT_EQ(rig.actuator.state["ns/w"].current, 6);
   ASSERT_TRUE(rig.Apply(SteerOp::kPause).ok());
   EXPECT_EQ(rig.Tick().constrained, 6);  // paused without a valid recommendation: holds
+}
+
+// The API's threads steer while the controller ticks (the daemon's situation); under
+// scripts/sanitize.sh tsan this is the race check. Every action is recorded, and the override
+// in force at the end is the last one applied.
+TEST(SteeringBoard, ApplyingWhileTickingIsSafe) {
+  store::MemoryStore store;
+  Rig rig(&store);
+  rig.Tick();
+  std::atomic<bool> done{false};
+  std::thread api([&] {
+    for (int i = 0; i < 200; ++i) {
+      const auto r = rig.Apply(i % 2 ? SteerOp::kResume : SteerOp::kPause);
+      EXPECT_TRUE(r.ok()) << r.status().message();
+    }
+    ASSERT_TRUE(rig.Apply(SteerOp::kPin, 4).ok());
+    done = true;
+  });
+  int ticks = 0;
+  while (!done || ticks < 5) {
+    rig.ctl.Tick();
+    ++ticks;
+  }
+  api.join();
+  const Decision last = rig.Tick();
+  EXPECT_EQ(last.constrained, 4);
+  EXPECT_NE(last.constrain_reason.find("pinned by API to 4"), std::string::npos);
+  auto recent = store.Recent("ns/w", 1000);
+  ASSERT_TRUE(recent.ok());
+  const auto steering = std::count_if(recent->begin(), recent->end(), [](const Decision& d) {
+    return d.recommendation.rule == "steering";
+  });
+  EXPECT_EQ(steering, 201);
 }
 
 }  // namespace
