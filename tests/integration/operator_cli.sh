@@ -56,9 +56,9 @@ check "status prints every workload with the API's numbers" status_matches_api
 "$aiscale" status >"$ITEST_TMP/status.txt"
 check "status has the kubectl-like header" grep -q "^NAME .*SIGNALS (current/target) .*CONDITIONS" "$ITEST_TMP/status.txt"
 check "status shows chat's signal as current/target" grep -Eq "concurrency: [0-9.]+/2" "$ITEST_TMP/status.txt"
-timeout 3 "$aiscale" status --watch --interval 0.5 >"$ITEST_TMP/watch.txt" 2>&1
+timeout 5 "$aiscale" status --watch --interval 0.5 >"$ITEST_TMP/watch.txt" 2>&1
 frames=$(grep -c "^Every 0.5s: aiscale status" "$ITEST_TMP/watch.txt")
-check "status --watch redraws ($frames frames in 3 s)" test "$frames" -ge 3
+check "status --watch redraws ($frames frames in 5 s)" test "$frames" -ge 3
 check "every frame has the table" test "$(grep -c '^NAME ' "$ITEST_TMP/watch.txt")" = "$frames"
 "$aiscale" status steady >"$ITEST_TMP/describe.txt" 2>&1
 check "status NAME is the describe view" bash -c "grep -q '^Conditions:' '$ITEST_TMP/describe.txt' &&
