@@ -33,16 +33,22 @@ Condition ScalingActive(const WorkloadView& w) {
 
 Condition ScalingLimited(const WorkloadView& w) {
   const Decision& d = *w.last;
-  if (d.constrain_reason.empty()) {
-    return {"ScalingLimited", false, "DesiredWithinRange", "the desired size is within range"};
-  }
   const std::string& why = d.constrain_reason;
-  std::string reason = "Constrained";
-  if (why.find("max_replicas") != std::string::npos) reason = "TooManyReplicas";
-  if (why.find("min_replicas") != std::string::npos) reason = "TooFewReplicas";
-  if (why.find("cluster can host") != std::string::npos) reason = "CapacityLimited";
-  if (w.steering.mode == SteerMode::kPinned) reason = "Pinned";
-  if (w.steering.mode == SteerMode::kPaused) reason = "Paused";
+  const auto has = [&](const char* part) { return why.find(part) != std::string::npos; };
+  std::string reason;
+  if (has("cluster can host")) reason = "CapacityLimited";
+  if (has("rounded")) reason = "Granularity";
+  if (has("min_replicas")) reason = "TooFewReplicas";
+  if (has("max_replicas")) reason = "TooManyReplicas";
+  // An override's note is always there while it is in force; it limits only when it held the
+  // size away from what the pipeline asked for.
+  if (has("(the pipeline asked for")) {
+    reason = w.steering.mode == SteerMode::kPinned ? "Pinned" : "Paused";
+  }
+  if (reason.empty()) {
+    return {"ScalingLimited", false, "DesiredWithinRange",
+            why.empty() ? "the desired size is within range" : why};
+  }
   return {"ScalingLimited", true, reason, why};
 }
 

@@ -49,7 +49,7 @@ TEST(StatusTable, OneRowPerWorkloadWithTheApiValues) {
   llm.rule_since_s = 1000;
   WorkloadView bert = ApiWorkload("batch", "bert", 2);
   bert.steering.mode = SteerMode::kPaused;
-  bert.last->constrain_reason = "paused by API: stays at 2";
+  bert.last->constrain_reason = "paused by API: stays at 2 (the pipeline asked for 4)";
   const std::string text = StatusTable(List({llm, bert}), 1000 + 300);
   const auto header = Columns(text, "NAME");
   ASSERT_EQ(header.size(), 12u) << text;
@@ -65,6 +65,13 @@ TEST(StatusTable, OneRowPerWorkloadWithTheApiValues) {
   EXPECT_EQ(row[9], "hpa_ratio");
   EXPECT_EQ(row[10], "5m");
   EXPECT_EQ(row[11], "SignalsFresh=False(SignalMissingOrStale)");
+  // An override that did not change the size is in force but does not limit.
+  WorkloadView grew = bert;
+  grew.last->constrain_reason = "paused by API (scale-down only): stays at 5";
+  const std::string text2 = StatusTable(List({grew}), 0);
+  const std::string grew_conditions = Columns(text2, "batch/bert").at(11);
+  EXPECT_EQ(grew_conditions.find("ScalingLimited"), std::string::npos) << grew_conditions;
+  EXPECT_NE(grew_conditions.find("Paused(PausedByOperator)"), std::string::npos);
   const auto paused = Columns(text, "batch/bert");
   ASSERT_EQ(paused.size(), 12u);
   EXPECT_NE(paused[11].find("ScalingLimited(Paused)"), std::string::npos) << paused[11];
