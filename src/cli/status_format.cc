@@ -32,10 +32,22 @@ std::string Signals(const Json& w) {
   if (!w.contains("signal_status") || !w["signal_status"].is_array()) return "-";
   for (const Json& s : w["signal_status"]) {
     const std::string status = Str(s, "status");
-    std::string v = status == "ok" ? Str(s, "value") : "<" + status + ">";
+    // Appended piece by piece: GCC 12 warns (-Wrestrict, a false positive) on "<" + string.
+    if (!out.empty()) out += ", ";
+    out += Str(s, "name");
+    out += ": ";
+    if (status == "ok") {
+      out += Str(s, "value");
+    } else {
+      out += '<';
+      out += status;
+      out += '>';
+    }
     const double target = Num(s, "target");
-    if (std::isfinite(target)) v += "/" + server::ShortNumber(target);
-    out += (out.empty() ? "" : ", ") + Str(s, "name") + ": " + v;
+    if (std::isfinite(target)) {
+      out += '/';
+      out += server::ShortNumber(target);
+    }
   }
   return out.empty() ? "-" : out;
 }

@@ -90,13 +90,17 @@ std::string TimeChart::Path(const std::vector<ChartPt>& pts, bool step) const {
       continue;
     }
     const double x = X(p.wall_s), y = Y(p.v);
-    if (!pen_down) {
-      d += "M" + Fixed(x) + " " + Fixed(y);
-    } else if (step) {
-      d += "H" + Fixed(x) + "V" + Fixed(y);
+    // Appended piece by piece: GCC 12 warns (-Wrestrict, a false positive) on "M" + string.
+    if (!pen_down || !step) {
+      d += pen_down ? 'L' : 'M';
+      AppendFixed(d, x);
+      d += ' ';
     } else {
-      d += "L" + Fixed(x) + " " + Fixed(y);
+      d += 'H';
+      AppendFixed(d, x);
+      d += 'V';
     }
+    AppendFixed(d, y);
     pen_down = true;
   }
   return d;
@@ -116,11 +120,17 @@ void TimeChart::AddBand(const std::vector<ChartPt>& lo, const std::vector<ChartP
   std::string d;
   for (const ChartPt& p : hi) {
     if (!std::isfinite(p.v)) continue;
-    d += (d.empty() ? "M" : "L") + Fixed(X(p.wall_s)) + " " + Fixed(Y(p.v));
+    d += d.empty() ? 'M' : 'L';
+    AppendFixed(d, X(p.wall_s));
+    d += ' ';
+    AppendFixed(d, Y(p.v));
   }
   for (auto it = lo.rbegin(); it != lo.rend(); ++it) {
     if (!std::isfinite(it->v)) continue;
-    d += "L" + Fixed(X(it->wall_s)) + " " + Fixed(Y(it->v));
+    d += 'L';
+    AppendFixed(d, X(it->wall_s));
+    d += ' ';
+    AppendFixed(d, Y(it->v));
   }
   if (d.empty()) return;
   bands_ += "<path class=\"band " + EscapeHtml(css) + "\" d=\"" + d + "Z\"/>";

@@ -30,9 +30,18 @@ void SignalsCell(std::string& out, const WorkloadView& w) {
     out += "\">";
     AppendEscaped(out, s.name);
     out += " ";
-    out += s.status == SignalStatus::kOk ? ShortNumber(s.value) : "&lt;" + status + "&gt;";
+    if (s.status == SignalStatus::kOk) {
+      out += ShortNumber(s.value);
+    } else {
+      out += "&lt;";
+      out += status;
+      out += "&gt;";
+    }
     const double target = SignalTarget(w, s.name);
-    if (std::isfinite(target)) out += "/" + ShortNumber(target);
+    if (std::isfinite(target)) {
+      out += '/';
+      out += ShortNumber(target);
+    }
     out += "</span>";
   }
   out += "</td>";

@@ -156,7 +156,12 @@ std::string ThroughputCurve(const std::vector<Decision>& ds) {
     auto px = [&](double x) { return ShortNumber(l + x / xmax * (w - l - 10)); };
     auto py = [&](double y) { return ShortNumber(h - b - y / ymax * (h - b - 10)); };
     std::string d;
-    for (const auto& [x, y] : curve) d += (d.empty() ? "M" : "L") + px(x) + " " + py(y);
+    for (const auto& [x, y] : curve) {
+      d += d.empty() ? 'M' : 'L';
+      d += px(x);
+      d += ' ';
+      d += py(y);
+    }
     std::string out =
         "<figure class=\"chart\"><figcaption>Learned throughput by node count "
         "(line: the fit as of " +
