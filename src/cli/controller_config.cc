@@ -4,6 +4,7 @@
 #include <set>
 
 #include "act/actuator_registry.h"
+#include "cli/api_token.h"
 #include "decide/pipeline.h"
 #include "decide/policy_registry.h"
 #include "decide/pool_config.h"
@@ -131,19 +132,38 @@ void ParseSources(const ConfigNode& spec, const Registries& reg, ControllerConfi
   }
 }
 
-void ParseServer(const ConfigNode& spec, ControllerConfig& cfg) {
-  const ConfigNode s = spec.Child("server");
-  if (!s.IsDefined()) return;
-  s.CheckKnown({"enabled", "host", "port"});
-  cfg.server.enabled = s.Bool("enabled", cfg.server.enabled);
-  cfg.server.host = s.String("host", cfg.server.host);
-  cfg.server.port = s.Int("port", cfg.server.port, config::Between(0, 65535));
-}
-
 // Relative paths in the file are relative to the file's own directory.
 std::string Resolve(const std::string& path, const std::string& file) {
   if (path.empty() || file.empty() || std::filesystem::path(path).is_absolute()) return path;
   return (std::filesystem::path(file).parent_path() / path).lexically_normal().string();
+}
+
+void ParseServer(const ConfigNode& spec, ControllerConfig& cfg) {
+  const ConfigNode s = spec.Child("server");
+  if (!s.IsDefined()) return;
+  s.CheckKnown({"enabled", "host", "port", "token", "token_file"});
+  cfg.server.enabled = s.Bool("enabled", cfg.server.enabled);
+  cfg.server.host = s.String("host", cfg.server.host);
+  cfg.server.port = s.Int("port", cfg.server.port, config::Between(0, 65535));
+  if (s.Has("token") && s.Has("token_file")) {
+    s.ErrorAt("token", "give token or token_file, not both");
+    return;
+  }
+  if (s.Has("token_file")) {
+    cfg.server.token_file = Resolve(s.String("token_file", ""), cfg.file);
+    auto t = ReadTokenFile(cfg.server.token_file);
+    if (!t.ok()) {
+      s.ErrorAt("token_file", t.status().message());
+    } else {
+      cfg.server.token = std::move(t).value();
+    }
+  } else if (s.Has("token")) {
+    cfg.server.token = s.String("token", "");
+  }
+  if (const Status st = CheckToken(cfg.server.token); !st.ok()) {
+    s.ErrorAt(s.Has("token") ? "token" : "token_file", st.message());
+    cfg.server.token.clear();
+  }
 }
 
 // `store:` is the file's path, or a map:

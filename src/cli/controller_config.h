@@ -30,6 +30,10 @@ struct ServerConfig {
   bool enabled = true;
   std::string host = "127.0.0.1";  // loopback unless the user says otherwise
   int port = 9464;                 // 0: any free port
+  // The bearer token of the steering endpoints (pause, resume, pin), read from `token_file`
+  // (or given inline as `token`); empty: steering is off. Never logged.
+  std::string token;
+  std::string token_file;  // where it was read from, resolved against the config's directory
 };
 
 // What `store: PATH` means: changes and 5-minute heartbeats, everything kept, fsync per commit.

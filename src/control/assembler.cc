@@ -77,6 +77,8 @@ Result<WorkloadBinding> Assemble(const WorkloadSpec& spec, const PolicySpec& pip
   b.constraints = pipeline.constraints;
   b.actuator = actuator;
   b.staleness = Seconds(spec.staleness_s);
+  b.min_replicas = spec.min_replicas;
+  b.max_replicas = spec.max_replicas;
   if (pool) {
     ASSIGN_OR_RETURN(PoolMember m, ResolvePoolMember(*pool, spec));
     b.pool = m;

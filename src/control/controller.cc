@@ -68,6 +68,7 @@ Status Controller::Add(WorkloadBinding b) {
                            ": tenant or priority not in the pool");
   }
   auto w = std::make_unique<Workload>(std::move(b));
+  w->key = key;
   w->policy_key = key + "/policy";
   w->stabilizer_key = key + "/stabilizer";
   w->pool_key = key + "/pool";
@@ -84,6 +85,7 @@ Status Controller::Add(WorkloadBinding b) {
       w->pool_state = std::move(pl).value();
     }
   }
+  if (options_.steering) RETURN_IF_ERROR(options_.steering->Restore(key));
   std::vector<CollectSignal> collect;
   for (const SignalBinding& s : w->binding.signals) {
     collect.push_back({s.signal, s.expression, s.source,
@@ -93,6 +95,23 @@ Status Controller::Add(WorkloadBinding b) {
   w->collect_id = collector_.Add(w->binding.ref, collect);
   workloads_.push_back(std::move(w));
   keys_.insert(key);
+  return Status::Ok();
+}
+
+Status Controller::Reconfigure(size_t index, const WorkloadBinding& fresh) {
+  if (index >= workloads_.size()) return Status::NotFound("no workload at that index");
+  Workload& w = *workloads_[index];
+  if (fresh.ref.Key() != w.key || !fresh.policy) {
+    return Status::Invalid("unable to reconfigure " + w.key +
+                           ": a different workload or no policy");
+  }
+  if (fresh.policy->Name() != w.binding.policy->Name()) w.policy_state = PersistentState{};
+  w.binding.policy = fresh.policy;
+  w.binding.stabilizer = fresh.stabilizer;
+  w.binding.constraints = fresh.constraints;
+  w.binding.min_replicas = fresh.min_replicas;
+  w.binding.max_replicas = fresh.max_replicas;
+  w.binding.staleness = fresh.staleness;
   return Status::Ok();
 }
 
@@ -111,6 +130,7 @@ std::vector<Decision> Controller::Tick() {
   const auto t0 = std::chrono::steady_clock::now();  // telemetry only
   std::vector<Decision> out;
   out.reserve(workloads_.size());
+  if (options_.steering) steer_ = options_.steering->Snapshot();
   std::vector<char> acts(workloads_.size(), 0);
   for (size_t i = 0; i < workloads_.size(); ++i) {
     bool a = false;
@@ -155,6 +175,7 @@ std::vector<Decision> Controller::Tick() {
 
 Decision Controller::TickOne(size_t index) {
   Workload& w = *workloads_[index];
+  if (options_.steering) steer_ = options_.steering->Snapshot();
   bool acts = false;
   Decision d = Plan(w, acts);
   if (w.binding.pool && d.constrained > d.current) {
@@ -176,13 +197,6 @@ Status Controller::FlushStates() {
     writes.back().flush = true;
   }
   return store_->WriteBatch(writes);
-}
-
-Decision Controller::Decide(Workload& w) {
-  bool acts = false;
-  Decision d = Plan(w, acts);
-  if (acts) Act(w, d.at, d);
-  return d;
 }
 
 Decision Controller::Plan(Workload& w, bool& acts) {
@@ -215,7 +229,10 @@ Decision Controller::Plan(Workload& w, bool& acts) {
   PolicyInput in{w.signals, scale->current, scale->ready, now, max_available};
   d.recommendation = b.policy->Recommend(in, w.policy_state);
   Resolve(w, d);
-  if (!d.recommendation.valid) return d;
+  if (!d.recommendation.valid) {
+    acts = ApplySteering(w, d);  // a pin holds even without a valid policy
+    return d;
+  }
   // Stabilize after the veto, so a vetoed scale-down is not remembered as a recommendation.
   if (b.stabilizer) {
     const int rec = d.stabilized;
@@ -232,8 +249,24 @@ Decision Controller::Plan(Workload& w, bool& acts) {
   } else {
     d.constrained = d.stabilized;
   }
+  ApplySteering(w, d);
   acts = true;
   return d;
+}
+
+bool Controller::ApplySteering(Workload& w, Decision& d) const {
+  w.steered = false;
+  if (!steer_ || steer_->empty()) return false;
+  auto it = steer_->find(w.key);
+  if (it == steer_->end()) return false;
+  const SteerResult r = Steer(it->second, d.current, d.constrained, w.binding.min_replicas,
+                              w.binding.max_replicas, clock_.WallNow());
+  if (r.note.empty()) return false;
+  w.steered = true;
+  const bool changed = r.desired != d.constrained;
+  d.constrained = r.desired;
+  d.constrain_reason += (d.constrain_reason.empty() ? "" : "; ") + r.note;
+  return changed;
 }
 
 void Controller::ReadSignals(Workload& w, TimePoint now, Decision& d) {
@@ -367,6 +400,12 @@ void Controller::Publish(const std::vector<Decision>& decisions, TimePoint now) 
     v.ready = d.ready;
     v.desired = d.constrained;
     v.last = d;
+    v.min_replicas = w.binding.min_replicas;
+    v.max_replicas = w.binding.max_replicas;
+    if (steer_ && !steer_->empty()) {
+      auto it = steer_->find(w.key);
+      if (it != steer_->end() && it->second.ActiveAt(clock_.WallNow())) v.steering = it->second;
+    }
     for (const SignalBinding& s : w.binding.signals) {
       const SignalSnapshot& snap = w.signals.Get(s.signal);
       const bool seen = snap.at.time_since_epoch().count() != 0;

@@ -23,6 +23,7 @@
 #include "control/executor.h"
 #include "control/live_board.h"
 #include "control/pool_watch.h"
+#include "control/steering_board.h"
 #include "core/actuator.h"
 #include "core/clock.h"
 #include "core/decision.h"
@@ -70,6 +71,10 @@ struct WorkloadBinding {
   Actuator* actuator = nullptr;
   Duration staleness = Seconds(45);
   size_t history_capacity = 4096;
+  // The spec's bounds, for the API and for clamping an operator's pin (the Constrainer holds
+  // its own copy and enforces them on the policy's recommendation).
+  int min_replicas = 0;
+  int max_replicas = 1 << 30;
   std::optional<PoolMember> pool;  // set when the controller has a pool (SetPool)
 };
 
@@ -77,6 +82,8 @@ struct ControllerOptions {
   Executor* executor = nullptr;    // null: inline (fetches finish inside Collect)
   Telemetry* telemetry = nullptr;  // null: nothing counted
   LiveBoard* board = nullptr;      // null: no snapshots published for the API
+  // Operators' overrides (pause, pin), applied between constrain and act; null: none.
+  SteeringBoard* steering = nullptr;
   Duration collect_interval = Seconds(15);
   Duration fetch_timeout = Seconds(5);
   // Stamp each Decision with the clock's wall time. The simulator turns it off: its decision
@@ -100,6 +107,10 @@ class Controller {
   // if the name is taken, if it names a tenant or priority the pool lacks (or has a pool place
   // without a pool), or if stored state cannot be loaded.
   Status Add(WorkloadBinding binding);
+  // A config reload: replaces workload `index`'s policy, stabilizer, constraints, bounds and
+  // staleness with `fresh`'s (its signals and actuator must be the same; they are kept). The
+  // stabilizer's state is kept; the policy's is reset when the policy changes. Tick's thread.
+  Status Reconfigure(size_t index, const WorkloadBinding& fresh);
   // Starts every signal fetch that is due now; returns without waiting (see Collector).
   void Collect();
   // The earliest time Collect has something to start (signals or the pool's size).
@@ -131,14 +142,13 @@ class Controller {
     PersistentState policy_state;
     PersistentState stabilizer_state;
     PersistentState pool_state;  // when the pool last shrank it (regrowth hysteresis)
-    std::string policy_key, stabilizer_key, pool_key;  // in the Store, built once
+    std::string key, policy_key, stabilizer_key, pool_key;  // in the Store, built once
     int last_current = 0;  // the engine's size at the last successful Observe
+    bool steered = false;  // an operator's pause or pin shaped this tick's decision
     size_t collect_id = 0;
     std::vector<size_t> signal_slots;  // binding.signals[k] -> its slot in `signals`
     Workload(WorkloadBinding b) : binding(std::move(b)), signals(binding.history_capacity) {}
   };
-  // The tick of one workload, without writing it: Plan then Act.
-  Decision Decide(Workload& w);
   // Observe, signals, recommend, stabilize, constrain: `d.constrained` is what the workload
   // wants. `acts` is set when it got that far (observed, valid recommendation).
   Decision Plan(Workload& w, bool& acts);
@@ -153,6 +163,9 @@ class Controller {
   void ReadSignals(Workload& w, TimePoint now, Decision& d);
   void Resolve(const Workload& w, Decision& d) const;
   void Act(Workload& w, TimePoint now, Decision& d);
+  // Applies an operator's override to d.constrained and says so in constrain_reason; true when
+  // it changed the size to act on.
+  bool ApplySteering(Workload& w, Decision& d) const;
   // The workload's states under their keys, with `d` (null: the states alone).
   StoreWrite WriteOf(const Workload& w, const Decision* d) const;
   // Writes the batch; a failure is recorded in every Decision it held (the tick still counts).
@@ -166,8 +179,9 @@ class Controller {
   InlineExecutor inline_executor_;
   Collector collector_;
   std::vector<std::unique_ptr<Workload>> workloads_;
-  std::unordered_set<std::string> keys_;  // of workloads_, so Add is O(1), not O(n)
-  std::vector<StoreWrite> batch_;         // Tick's writes, one per workload, kept across ticks
+  std::unordered_set<std::string> keys_;      // of workloads_, so Add is O(1), not O(n)
+  std::vector<StoreWrite> batch_;             // Tick's writes, one per workload, kept across ticks
+  std::shared_ptr<const SteeringMap> steer_;  // the overrides as of this tick's start
   std::atomic<bool> may_apply_{true};
   std::optional<PoolSpec> pool_spec_;
   const PoolAllocator* allocator_ = nullptr;

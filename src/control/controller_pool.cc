@@ -81,9 +81,10 @@ PoolClaim Controller::ClaimOf(const Workload& w, const Decision& d, bool acts,
   // Observe failed: the size it last had still holds its GPUs; nothing is known to change.
   c.current = acts || d.action != Action::kFailed ? d.current : w.last_current;
   c.want = acts ? d.constrained : c.current;
-  const bool movable = acts && (m.elastic || m.reducible);
+  // An operator's pause or pin is not undone by the pool: the workload holds its size.
+  const bool movable = acts && !w.steered && (m.elastic || m.reducible);
   c.floor = movable ? std::min(m.floor, c.current) : c.current;
-  c.elastic = acts && m.elastic;
+  c.elastic = movable && m.elastic;
   c.may_borrow = movable;
   const double shrunk_at = w.pool_state.Get(kShrunkAt, -1e300);
   c.regrow_held = SinceEpochSeconds(now) < shrunk_at + HoldSeconds(*pool_spec_, m);

@@ -13,6 +13,7 @@
 
 #include "core/decision.h"
 #include "core/scale.h"
+#include "core/steering.h"
 #include "core/workload_signals.h"
 
 namespace aiscale {
@@ -28,6 +29,13 @@ struct SignalView {
   std::string detail;
 };
 
+// One point of a workload's recent scale, for the dashboard's sparklines.
+struct ScalePoint {
+  double wall_s = 0;  // Unix seconds of the tick
+  int desired = 0;
+  int ready = 0;
+};
+
 struct WorkloadView {
   WorkloadRef ref;
   std::string policy;
@@ -37,6 +45,13 @@ struct WorkloadView {
   int desired = 0;  // what the last decision asked for
   std::optional<Decision> last;
   std::vector<SignalView> signals;
+  int min_replicas = 0;
+  int max_replicas = 0;
+  Steering steering;  // an operator's override; mode kNone when none is in force
+  // Recent ticks where desired or ready changed, oldest first, and the last tick (bounded:
+  // LiveBoard keeps kHistoryPoints).
+  std::vector<ScalePoint> history;
+  double rule_since_s = 0;  // Unix seconds since the last decision's rule has been the rule
 };
 
 // The shared GPU pool as the last tick allocated it (docs/pool.md); per tenant in pool order.
