@@ -14,10 +14,10 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "core/decision.h"
 #include "core/result.h"
+#include "report/run_summary.h"
+#include "report/targets.h"
 #include "sim/run_budget.h"
 #include "sim/scenario.h"
 
@@ -42,14 +42,15 @@ struct RunOptions {
 
 struct WorkloadRun {
   std::string name;
-  nlohmann::json summary;   // SimWorkload::Summary()
-  nlohmann::json timeline;  // array of TimelinePoint()s
+  report::WorkloadSummary summary;              // SimWorkload::Summary(), named
+  std::vector<report::TimelinePoint> timeline;  // sampled every report interval
 };
 
 struct RunResult {
   std::string policy;       // the run's label (the policy's name unless the compare entry
                             // gave a label)
   std::string policy_name;  // the first workload's policy, e.g. "hpa" for label "hpa-queue"
+  report::RunRole role = report::RunRole::kPolicy;
   bool cut = false;
   double end_s = 0;
   double wall_s = 0;
@@ -63,6 +64,7 @@ struct ScenarioResult {
   std::string file;
   uint64_t seed = 0;
   double duration_limit_s = 0;
+  report::Targets targets;  // the scenario's, for the report's verdicts
   std::vector<RunResult> runs;
 };
 

@@ -82,7 +82,8 @@ void ReadSpec(const config::ConfigNode& root, Scenario& s) {
     return;
   }
   spec.CheckKnown({"name", "seed", "duration", "control_period", "report_interval",
-                   "scrape_interval", "noise", "cluster", "failures", "workloads", "compare"});
+                   "scrape_interval", "noise", "cluster", "failures", "workloads", "compare",
+                   "targets"});
   s.name = spec.RequiredString("name");
   s.seed = static_cast<uint64_t>(spec.Number("seed", 1, config::Between(0, 9007199254740992.0)));
   s.duration_s = spec.DurationSeconds("duration", s.duration_s, config::Above(0));
@@ -92,6 +93,7 @@ void ReadSpec(const config::ConfigNode& root, Scenario& s) {
   s.scrape_interval_s =
       spec.DurationSeconds("scrape_interval", s.scrape_interval_s, config::Above(0));
   s.noise = spec.Number("noise", s.noise, config::Between(0, 0.5));
+  s.targets = report::ParseTargets(spec.Child("targets"));
   if (!spec.Has("cluster")) spec.Error("cluster is required");
   s.cluster = ClusterConfig::Parse(spec.Child("cluster"));
   s.failures = FailureSpec::ParseList(spec.Child("failures"));
@@ -311,7 +313,8 @@ Result<std::vector<PolicyRun>> Scenario::PlanRuns(const std::vector<std::string>
   const bool from_compare = names.empty() && !compare.empty();
   if (from_compare) names = compare;
   if (names.empty()) {
-    // DESIGN.md: reports compare the configured policy with static at the configured size.
+    // docs/architecture.md: reports compare the configured policy with static at the configured
+    // size.
     if (workloads.empty()) return Status::Error("unable to plan runs: no workloads");
     const config::ConfigNode own = workloads[0].node.Child("policy");
     names = {own.IsDefined() ? own.String("name", "static") : "static", "static"};
@@ -322,6 +325,11 @@ Result<std::vector<PolicyRun>> Scenario::PlanRuns(const std::vector<std::string>
     const std::string& name = names[p];
     PolicyRun run;
     run.label = name;
+    const std::string policy =
+        from_compare && compare_nodes[p].IsMap() ? compare_nodes[p].String("name", name) : name;
+    run.role = policy == "static"        ? report::RunRole::kStatic
+               : policy == "static-peak" ? report::RunRole::kStaticPeak
+                                         : report::RunRole::kPolicy;
     for (int k = 2; labels.count(run.label); ++k) run.label = name + "-" + std::to_string(k);
     labels.insert(run.label);
     const std::string path = "policy:" + name;

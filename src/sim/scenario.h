@@ -19,6 +19,8 @@
 #include "core/config/config_node.h"
 #include "core/result.h"
 #include "core/spec.h"
+#include "report/run_summary.h"
+#include "report/targets.h"
 #include "sim/cluster.h"
 
 namespace aiscale::sim {
@@ -42,6 +44,9 @@ struct ScenarioWorkload {
 // and the pipeline built from it once.
 struct PolicyRun {
   std::string label;
+  // What the run is for in the report: `static` and `static-peak` are the baselines (the one
+  // place that knows them by name is PlanRuns).
+  report::RunRole role = report::RunRole::kPolicy;
   std::vector<config::ConfigNode> policy_nodes;  // one per workload, in order
   std::vector<PolicySpec> pipelines;             // one per workload, in order
 };
@@ -60,6 +65,7 @@ struct Scenario {
   ClusterConfig cluster;
   std::vector<FailureSpec> failures;
   std::vector<ScenarioWorkload> workloads;
+  report::Targets targets;           // `targets:`, what the report judges runs against
   std::vector<std::string> compare;  // compare entries as given (names)
   std::vector<config::ConfigNode> compare_nodes;
   // The runs of `compare` (or the default pair), built while parsing.

@@ -1,4 +1,4 @@
-#include "sim/svg_chart.h"
+#include "report/svg_chart.h"
 
 #include <cmath>
 #include <limits>
@@ -7,7 +7,9 @@
 
 #include <gtest/gtest.h>
 
-namespace aiscale::sim {
+#include "report/format.h"
+
+namespace aiscale::report {
 namespace {
 
 size_t Count(const std::string& hay, const std::string& needle) {
@@ -126,5 +128,31 @@ TEST(SvgChart, AxesAndReferenceLines) {
   }
 }
 
+TEST(SvgChart, HoverDataMatchesWhatIsDrawn) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  SvgChart chart(120, 10);
+  chart.AddSeries({{{0, 1}, {30.4, 2.5}, {60, nan}, {90, 1234567}},
+                   "#000",
+                   true,
+                   true,
+                   "data-kind=\"desired\"",
+                   "hpa <desired>",
+                   1,
+                   0.5});
+  chart.AddMarker(30, "#444", "3 -> 5: load > target", "data-event=\"rescale\"");
+  const std::string svg = chart.Svg();
+  // t rounded to seconds, values to 4 significant digits, a gap as "-".
+  EXPECT_NE(svg.find("data-pts=\"0 1 30 2.5 60 - 90 1.235e+06\""), std::string::npos) << svg;
+  EXPECT_NE(svg.find("data-label=\"hpa &lt;desired&gt;\""), std::string::npos);
+  EXPECT_NE(svg.find("data-step=\"1\""), std::string::npos);
+  EXPECT_NE(svg.find("stroke-opacity=\"0.5\""), std::string::npos);
+  EXPECT_NE(svg.find("<title>3 -&gt; 5: load &gt; target</title>"), std::string::npos);
+  EXPECT_NE(svg.find("class=\"chart\""), std::string::npos);
+  EXPECT_NE(svg.find("data-t-max=\"120\" data-x0=\"52.0\" data-x1=\"896.0\""), std::string::npos);
+  EXPECT_NE(svg.find("<line class=\"cursor\""), std::string::npos);
+  EXPECT_EQ(CompactNumber(nan), "");
+  EXPECT_EQ(CompactNumber(0.000125), "0.000125");
+}
+
 }  // namespace
-}  // namespace aiscale::sim
+}  // namespace aiscale::report

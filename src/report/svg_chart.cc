@@ -1,10 +1,12 @@
-#include "sim/svg_chart.h"
+#include "report/svg_chart.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 
-namespace aiscale::sim {
+#include "report/format.h"
+
+namespace aiscale::report {
 namespace {
 
 // Margins inside the viewBox: y labels on the left, time labels below.
@@ -50,37 +52,10 @@ double NiceCeil(double v) {
   return 10 * p;
 }
 
-std::string EscapeHtml(std::string_view s) {
-  std::string out;
-  out.reserve(s.size());
-  for (char c : s) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
-
-std::string FormatFixed(double v, int decimals) {
-  if (std::isnan(v)) return "";
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+std::string CompactNumber(double v) {
+  if (!std::isfinite(v)) return "";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.4g", v);
   return buf;
 }
 
@@ -143,10 +118,15 @@ std::vector<ChartPoint> SvgChart::Thin(const std::vector<ChartPoint>& pts) const
 }
 
 void SvgChart::AddSeries(const ChartSeries& s) {
-  std::string d;
+  std::string d, pts;
   bool open = false;  // a subpath is under way
   double prev = 0;
   for (const ChartPoint& p : Thin(s.points)) {
+    // Hover data: every drawn point, and a gap as "t -" so a hover there says "no value".
+    if (!pts.empty()) pts += ' ';
+    pts += CompactNumber(std::round(p.t_s));
+    pts += ' ';
+    pts += std::isfinite(p.v) ? CompactNumber(p.v) : std::string("-");
     if (!std::isfinite(p.v)) {
       open = false;
       continue;
@@ -162,8 +142,12 @@ void SvgChart::AddSeries(const ChartSeries& s) {
     prev = p.v;
   }
   series_ += "<path class=\"series\"" + (s.attrs.empty() ? "" : " " + s.attrs) + " d=\"" + d +
-             "\" fill=\"none\" stroke=\"" + EscapeHtml(s.color) + "\" stroke-width=\"1.5\"" +
-             (s.dashed ? " stroke-dasharray=\"5 3\"" : "") + "/>";
+             "\" fill=\"none\" stroke=\"" + EscapeHtml(s.color) + "\" stroke-width=\"" +
+             FormatShort(s.width, 2) + "\"" +
+             (s.opacity < 1 ? " stroke-opacity=\"" + FormatShort(s.opacity, 2) + "\"" : "") +
+             (s.dashed ? " stroke-dasharray=\"5 3\"" : "") +
+             (s.label.empty() ? "" : " data-label=\"" + EscapeHtml(s.label) + "\"") +
+             (s.step ? " data-step=\"1\"" : "") + " data-pts=\"" + pts + "\"/>";
 }
 
 void SvgChart::AddHLine(double v, std::string_view color, std::string_view label,
@@ -184,16 +168,21 @@ void SvgChart::AddVLine(double t_s, std::string_view color, std::string_view att
             "\" stroke-width=\"1.5\" stroke-dasharray=\"4 2\"/>";
 }
 
-void SvgChart::AddMarker(double t_s, std::string_view color) {
+void SvgChart::AddMarker(double t_s, std::string_view color, std::string_view title,
+                         std::string_view attrs) {
   const double x = X(t_s);
-  marks_ += "<path class=\"marker\" d=\"M" + Num(x - 4) + " " + Num(kTop) + "L" + Num(x + 4) + " " +
-            Num(kTop) + "L" + Num(x) + " " + Num(kTop + 7) + "Z\" fill=\"" + EscapeHtml(color) +
-            "\"/>";
+  marks_ += "<path class=\"marker\"" + (attrs.empty() ? "" : " " + std::string(attrs)) + " d=\"M" +
+            Num(x - 4) + " " + Num(kTop) + "L" + Num(x + 4) + " " + Num(kTop) + "L" + Num(x) + " " +
+            Num(kTop + 7) + "Z\" fill=\"" + EscapeHtml(color) + "\">" +
+            (title.empty() ? "" : "<title>" + EscapeHtml(title) + "</title>") + "</path>";
 }
 
 std::string SvgChart::Svg() const {
-  std::string s = "<svg width=\"100%\" viewBox=\"0 0 " + std::to_string(width_) + " " +
-                  std::to_string(height_) + "\" role=\"img\">";
+  // The geometry the page's hover script maps a pointer position to a time with.
+  std::string s = "<svg class=\"chart\" width=\"100%\" viewBox=\"0 0 " + std::to_string(width_) +
+                  " " + std::to_string(height_) + "\" role=\"img\" data-t-max=\"" +
+                  CompactNumber(t_max_s_) + "\" data-x0=\"" + Num(kLeft) + "\" data-x1=\"" +
+                  Num(width_ - kRight) + "\">";
   s += bands_;
   std::vector<double> ticks;
   if (log_) {
@@ -214,10 +203,13 @@ std::string SvgChart::Svg() const {
          TimeLabel(t) + "</text>";
   }
   s += series_ + refs_ + marks_;
+  // Moved by the page script under the pointer; hidden until then (and without script).
+  s += "<line class=\"cursor\" x1=\"0\" x2=\"0\" y1=\"" + Num(kTop) + "\" y2=\"" +
+       Num(height_ - kBottom) + "\" stroke=\"#666\" visibility=\"hidden\"/>";
   s += "<rect x=\"" + Num(kLeft) + "\" y=\"" + Num(kTop) + "\" width=\"" +
        Num(width_ - kLeft - kRight) + "\" height=\"" + Num(height_ - kTop - kBottom) +
        "\" fill=\"none\" stroke=\"#999\"/></svg>";
   return s;
 }
 
-}  // namespace aiscale::sim
+}  // namespace aiscale::report

@@ -1,9 +1,12 @@
-// SvgChart: one time-series chart as an inline <svg> element, for report.html.
+// SvgChart: one time-series chart as an inline <svg> element, for report.html and any page
+// that draws runs or live workloads (no server or simulator dependency).
 //
-// Why: the report must open from disk anywhere with nothing fetched and nothing run, so the
-// charts are drawn here, as static SVG text, rather than by a script in the page. That also
-// lets a test read what was drawn (one <path class="series"> per series, with the caller's
-// data-* attributes) straight from the HTML.
+// Why: a report must open from disk anywhere with nothing fetched, so charts are drawn here as
+// SVG text rather than by a charting library. The SVG is complete without script; it also
+// carries what a small script needs for hover values (report/page_assets.h): the chart's
+// geometry on the <svg> (data-t-max, data-x0, data-x1) and each series' drawn points on its
+// <path> (data-pts="t v t v ...", data-label). Tests read what was drawn from the same
+// attributes (one <path class="series"> per series, with the caller's data-* attributes).
 //
 // Time runs along x from 0 to `t_max_s` (ticks in minutes or hours). One y axis: linear from 0
 // to `y_max` rounded up to four round steps, or (Log) logarithmic over whole decades, for
@@ -11,9 +14,10 @@
 //
 // Example:
 //   SvgChart c(3600, 20);
-//   c.AddSeries({.points = {{0, 3}, {60, 5}}, .color = "#1f77b4", .dashed = false,
-//                .step = true, .attrs = "data-policy=\"hpa\""});
+//   c.AddSeries({.points = {{0, 3}, {60, 5}}, .color = "#1f77b4", .step = true,
+//                .attrs = "data-policy=\"hpa\"", .label = "hpa ready"});
 //   c.AddHLine(2, "#d62728", "SLO 2 s", "data-ref=\"slo\"");
+//   c.AddMarker(60, "#444", "1m: 3 -> 5, load above target");  // a tooltip on hover
 //   std::string svg = c.Svg();
 //
 // Thread safety: none needed; an SvgChart is built and rendered by one thread.
@@ -23,7 +27,7 @@
 #include <string_view>
 #include <vector>
 
-namespace aiscale::sim {
+namespace aiscale::report {
 
 struct ChartPoint {
   double t_s = 0;
@@ -36,6 +40,9 @@ struct ChartSeries {
   bool dashed = false;
   bool step = false;  // hold each value until the next point (counts), else straight segments
   std::string attrs;  // extra attributes for the <path>, already escaped
+  std::string label;  // what hover text calls it (escaped here)
+  double width = 1.5;
+  double opacity = 1;
 };
 
 class SvgChart {
@@ -52,8 +59,11 @@ class SvgChart {
   // A horizontal reference line across the chart, labelled at its right end.
   void AddHLine(double v, std::string_view color, std::string_view label, std::string_view attrs);
   void AddVLine(double t_s, std::string_view color, std::string_view attrs);  // dashed
-  void AddMarker(double t_s, std::string_view color);  // a small triangle on the top edge
+  // A small triangle on the top edge; `title` (if any) is its tooltip, e.g. why it happened.
+  void AddMarker(double t_s, std::string_view color, std::string_view title = "",
+                 std::string_view attrs = "");
 
+  double y_max() const { return y_max_; }
   std::string Svg() const;
 
  private:
@@ -72,9 +82,7 @@ class SvgChart {
 
 // The smallest of 1, 2, 2.5, 5 x 10^k that is >= v (v <= 0 gives 1): a readable axis step.
 double NiceCeil(double v);
-// `s` with & < > " ' replaced by entities, for HTML text and attribute values.
-std::string EscapeHtml(std::string_view s);
-// printf-style "%.<decimals>f" of v; "" for NaN.
-std::string FormatFixed(double v, int decimals);
+// "90", "0.25", "1.5e+04": at most 4 significant digits, for hover data.
+std::string CompactNumber(double v);
 
-}  // namespace aiscale::sim
+}  // namespace aiscale::report
