@@ -93,7 +93,7 @@ wait_for() {  # wait_for SECONDS DESCRIPTION COMMAND...: poll COMMAND every seco
   local limit=$1 what=$2 deadline
   shift 2
   deadline=$((SECONDS + limit))
-  until "$@"; do
+  until "$@" 2>/dev/null; do
     [ $SECONDS -lt $deadline ] || die "$what: not within $limit s (logs in $dir)"
     sleep 1
   done
@@ -110,14 +110,15 @@ per replica, 1 to 4 replicas, scale-down window 60 s) read from Prometheus; 'emb
 replicas' /metrics directly. Load goes through a balancer on 127.0.0.1:$lb_port.
 
 While it runs, look at (in another shell):
-  $aiscale explain chat --url $api      # chat's last decisions, in words
-  curl -s $api/api/v1/workloads                  # every workload's state, as JSON
-  curl -s $api/metrics | grep aiscale_replicas   # desired/current/ready, for Prometheus
-  http://127.0.0.1:$prom_port/graph?g0.expr=vllm:num_requests_running  # the signal
-  tail -f $dir/aiscale.log                       # one line per decision
-Logs, store and generated configs: $dir
-
 EOF
+look() { printf '  %-58s # %s\n' "$1" "$2"; }
+look "$aiscale explain chat --url $api" "chat's last decisions, in words"
+look "curl -s $api/api/v1/workloads" "every workload's state, as JSON"
+look "curl -s $api/metrics | grep _replicas" "desired/current/ready, for Prometheus"
+look "http://127.0.0.1:$prom_port/graph?g0.expr=vllm:num_requests_running" "the signal, in a browser"
+look "tail -f $dir/aiscale.log" "one line per decision"
+echo "Logs, store and generated configs: $dir"
+echo
 
 # Prints chat's replicas every 10 s until the loadgen with pid $1 exits; records the extremes.
 max_seen=0

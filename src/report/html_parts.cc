@@ -46,6 +46,10 @@ std::string LineKey(std::string_view colour, std::string_view dash, double width
   return s + "/></svg>";
 }
 
+std::string Plot(const std::string& title_html, const std::string& svg) {
+  return "<div class=\"plot\"><h3>" + title_html + "</h3>" + svg + "</div>";
+}
+
 std::string Toggle(std::string_view attr, std::string_view value, const std::string& inner) {
   std::string key(attr);
   key += ':';

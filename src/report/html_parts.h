@@ -29,6 +29,8 @@ const char* Colour(size_t i);
 std::string Attr(std::string_view name, std::string_view value);
 std::string Swatch(std::string_view colour);
 std::string LineKey(std::string_view colour, std::string_view dash, double width = 2);
+// A chart with its title, in a block the browser lays out only when it scrolls into view.
+std::string Plot(const std::string& title_html, const std::string& svg);
 // A legend entry that toggles every series with data-<attr>="<value>" in its section.
 std::string Toggle(std::string_view attr, std::string_view value, const std::string& inner);
 

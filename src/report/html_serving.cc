@@ -63,7 +63,7 @@ std::string Overlay(SvgChart c, const RunViews& runs, const char* chart, const s
     c.AddHLine(slo, kRed, "SLO " + FormatShort(slo) + " s",
                Attr("data-chart", chart) + " data-ref=\"slo\"");
   }
-  return "<h3>" + title + "</h3>" + c.Svg();
+  return Plot(title, c.Svg());
 }
 
 // A log axis for a latency chart: from the smallest positive value (or the SLO) to the largest.
@@ -91,8 +91,9 @@ std::string ReplicasOverlay(const RunViews& runs, const std::vector<ChartPoint>&
     rep.AddSeries({plan, kGrey, false, true, "data-kind=\"oracle\"", "oracle", 1.5, 1});
   }
   for (const RunView& r : runs) AddReplicaSeries(r, "replicas", rep);
-  return std::string("<h3>Replicas, every run on one scale: ready (wide, pale) and desired ") +
-         "(dashed)" + (plan.empty() ? "" : "; the oracle's plan in grey") + "</h3>" + rep.Svg();
+  return Plot(std::string("Replicas, every run on one scale: ready (wide, pale) and desired ") +
+                  "(dashed)" + (plan.empty() ? "" : "; the oracle's plan in grey"),
+              rep.Svg());
 }
 
 // One chart per run on its own scale, so one run's spike does not flatten the others.

@@ -66,7 +66,7 @@ std::string RunCharts(const RunView& r, double t_max) {
       if (e.kind == RunEvent::Kind::kFailure) c.AddVLine(e.t_s, kRed, "data-event=\"failure\"");
     }
     if (nodes) AddDecisionMarkers(*r.run, r.w->name, c);
-    return "<h3>" + title + "</h3>" + c.Svg();
+    return Plot(title, c.Svg());
   };
   double n_max = std::max(MaxOf(tl, &TimelinePoint::desired), MaxOf(tl, &TimelinePoint::ready));
   for (const ChartPoint& p : plan) n_max = std::max(n_max, p.v);

@@ -21,8 +21,10 @@ th.oracle,td.oracle{background:#f8f8f8;font-style:italic} td.bad{color:#b00020;f
 svg text{font-size:11px;fill:#444} path.off-policy,path.off-kind{display:none}
 .tip{position:absolute;pointer-events:none;background:#fff;border:1px solid #999;padding:4px 6px;font-size:12px;box-shadow:0 1px 4px rgba(0,0,0,.2);z-index:9}
 .tip i{display:inline-block;width:10px;height:3px;margin-right:4px;vertical-align:middle}
-.log{max-height:480px;overflow:auto;border:1px solid #ddd} .log table{margin:0} .log td{text-align:left;vertical-align:top}
-.log td.n{text-align:right;white-space:nowrap} .logbar{font-size:13px;margin:6px 0} .logbar input{width:24em}
+.log{max-height:480px;overflow:auto;border:1px solid #ddd}
+.plot,.run,.log{content-visibility:auto} .plot{contain-intrinsic-size:auto 230px}
+.run{contain-intrinsic-size:auto 640px} .log{contain-intrinsic-size:auto 480px} .log table{margin:0} .log td{text-align:left;vertical-align:top}
+.log td.n{text-align:right;white-space:nowrap} .log th{text-align:left} .logbar{font-size:13px;margin:6px 0} .logbar input{width:24em}
 )CSS";
 }
 
@@ -77,6 +79,7 @@ std::string_view PageScript() {
   document.querySelectorAll('svg.chart').forEach(function (svg) {
     var x0 = +svg.getAttribute('data-x0'), x1 = +svg.getAttribute('data-x1');
     var tMax = +svg.getAttribute('data-t-max');
+    var valueX = svg.getAttribute('data-x-kind') === 'value';
     var cursor = svg.querySelector('line.cursor');
     function hide() {
       tip.hidden = true;
@@ -95,7 +98,7 @@ std::string_view PageScript() {
         cursor.setAttribute('visibility', 'visible');
       }
       tip.textContent = '';
-      line('at ' + fmtTime(t));
+      line('at ' + (valueX ? fmtValue(t) : fmtTime(t)));
       svg.querySelectorAll('path.series[data-pts]').forEach(function (p) {
         if (p.classList.contains('off-policy') || p.classList.contains('off-kind')) return;
         line((p.getAttribute('data-label') || '') + ': ' + fmtValue(valueAt(parsePts(p), t)),

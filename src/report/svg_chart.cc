@@ -65,6 +65,19 @@ SvgChart::SvgChart(double t_max_s, double y_max, int width, int height)
       width_(width),
       height_(height) {}
 
+SvgChart SvgChart::Values(double x_max, double y_max, int width, int height) {
+  SvgChart c(4 * NiceCeil(x_max / 4), y_max, width, height);
+  c.value_x_ = true;
+  return c;
+}
+
+void SvgChart::AddDot(double x, double v, std::string_view color, std::string_view title,
+                      std::string_view attrs) {
+  marks_ += "<circle class=\"dot\"" + (attrs.empty() ? "" : " " + std::string(attrs)) + " cx=\"" +
+            Num(X(x)) + "\" cy=\"" + Num(Y(v)) + "\" r=\"4\" fill=\"" + EscapeHtml(color) + "\">" +
+            (title.empty() ? "" : "<title>" + EscapeHtml(title) + "</title>") + "</circle>";
+}
+
 SvgChart SvgChart::Log(double t_max_s, double y_min, double y_max, int width, int height) {
   SvgChart c(t_max_s, 1, width, height);
   c.log_ = true;
@@ -90,6 +103,21 @@ void SvgChart::AddBand(double t0_s, double t1_s, std::string_view fill) {
   bands_ += "<rect x=\"" + Num(x0) + "\" y=\"" + Num(kTop) + "\" width=\"" + Num(w) +
             "\" height=\"" + Num(height_ - kTop - kBottom) + "\" fill=\"" + EscapeHtml(fill) +
             "\"/>";
+}
+
+std::vector<ChartPoint> DropRepeats(const std::vector<ChartPoint>& pts, bool step) {
+  std::vector<ChartPoint> out;
+  out.reserve(pts.size());
+  for (size_t i = 0; i < pts.size(); ++i) {
+    const bool gap = !std::isfinite(pts[i].v);
+    if (i > 0 && i + 1 < pts.size() && !out.empty()) {
+      const double prev = out.back().v;
+      if (gap && !std::isfinite(prev)) continue;       // a gap goes on
+      if (step && !gap && pts[i].v == prev) continue;  // the held value goes on
+    }
+    out.push_back(pts[i]);
+  }
+  return out;
 }
 
 std::vector<ChartPoint> SvgChart::Thin(const std::vector<ChartPoint>& pts) const {
@@ -121,7 +149,7 @@ void SvgChart::AddSeries(const ChartSeries& s) {
   std::string d, pts;
   bool open = false;  // a subpath is under way
   double prev = 0;
-  for (const ChartPoint& p : Thin(s.points)) {
+  for (const ChartPoint& p : Thin(DropRepeats(s.points, s.step))) {
     // Hover data: every drawn point, and a gap as "t -" so a hover there says "no value".
     if (!pts.empty()) pts += ' ';
     pts += CompactNumber(std::round(p.t_s));
@@ -181,8 +209,8 @@ std::string SvgChart::Svg() const {
   // The geometry the page's hover script maps a pointer position to a time with.
   std::string s = "<svg class=\"chart\" width=\"100%\" viewBox=\"0 0 " + std::to_string(width_) +
                   " " + std::to_string(height_) + "\" role=\"img\" data-t-max=\"" +
-                  CompactNumber(t_max_s_) + "\" data-x0=\"" + Num(kLeft) + "\" data-x1=\"" +
-                  Num(width_ - kRight) + "\">";
+                  CompactNumber(t_max_s_) + (value_x_ ? "\" data-x-kind=\"value" : "") +
+                  "\" data-x0=\"" + Num(kLeft) + "\" data-x1=\"" + Num(width_ - kRight) + "\">";
   s += bands_;
   std::vector<double> ticks;
   if (log_) {
@@ -197,10 +225,11 @@ std::string SvgChart::Svg() const {
     s += "<text x=\"" + Num(kLeft - 4) + "\" y=\"" + Num(Y(v) + 4) + "\" text-anchor=\"end\">" +
          ValueLabel(v) + "</text>";
   }
-  const double step = TimeStep(t_max_s_);
+  // x ticks: round minutes or hours on a time axis, four round steps on a value axis.
+  const double step = value_x_ ? t_max_s_ / 4 : TimeStep(t_max_s_);
   for (double t = 0; t <= t_max_s_ + 1e-9; t += step) {
     s += "<text x=\"" + Num(X(t)) + "\" y=\"" + Num(height_ - 6.0) + "\" text-anchor=\"middle\">" +
-         TimeLabel(t) + "</text>";
+         (value_x_ ? ValueLabel(t) : TimeLabel(t)) + "</text>";
   }
   s += series_ + refs_ + marks_;
   // Moved by the page script under the pointer; hidden until then (and without script).

@@ -8,9 +8,11 @@
 // <path> (data-pts="t v t v ...", data-label). Tests read what was drawn from the same
 // attributes (one <path class="series"> per series, with the caller's data-* attributes).
 //
-// Time runs along x from 0 to `t_max_s` (ticks in minutes or hours). One y axis: linear from 0
-// to `y_max` rounded up to four round steps, or (Log) logarithmic over whole decades, for
-// latencies that span several. Pure string building: no I/O, no state beyond what was added.
+// Time runs along x from 0 to `t_max_s` (ticks in minutes or hours), or (Values) any quantity,
+// for charts of one run against another such as cost against SLO attainment. One y axis:
+// linear from 0 to `y_max` rounded up to four round steps, or (Log) logarithmic over whole
+// decades, for latencies that span several. Pure string building: no I/O, no state beyond what
+// was added.
 //
 // Example:
 //   SvgChart c(3600, 20);
@@ -53,6 +55,9 @@ class SvgChart {
   // bottom decade are drawn on the bottom edge).
   static SvgChart Log(double t_max_s, double y_min, double y_max, int width = 960,
                       int height = 190);
+  // x is a value, not a time (e.g. GPU-hours against SLO attainment): x from 0 to `x_max`
+  // rounded up to four round steps, labelled as numbers. Points' t_s are then x values.
+  static SvgChart Values(double x_max, double y_max, int width = 620, int height = 240);
 
   void AddBand(double t0_s, double t1_s, std::string_view fill);  // shaded background span
   void AddSeries(const ChartSeries& s);
@@ -62,6 +67,9 @@ class SvgChart {
   // A small triangle on the top edge; `title` (if any) is its tooltip, e.g. why it happened.
   void AddMarker(double t_s, std::string_view color, std::string_view title = "",
                  std::string_view attrs = "");
+  // A dot at (x, v), e.g. one run on a cost/SLO chart; `title` is its tooltip.
+  void AddDot(double x, double v, std::string_view color, std::string_view title = "",
+              std::string_view attrs = "");
 
   double y_max() const { return y_max_; }
   std::string Svg() const;
@@ -75,11 +83,15 @@ class SvgChart {
 
   double t_max_s_, y_max_;
   bool log_ = false;
+  bool value_x_ = false;            // x is a value axis (Values), not time
   double log_lo_ = 0, log_hi_ = 1;  // log10 of the bottom and top of a log axis
   int width_, height_;
   std::string bands_, series_, refs_, marks_;
 };
 
+// `pts` without the points that draw nothing new: inside a gap (NaN after NaN) and, for a step
+// series, a value equal to the one before; the first and last points are kept.
+std::vector<ChartPoint> DropRepeats(const std::vector<ChartPoint>& pts, bool step);
 // The smallest of 1, 2, 2.5, 5 x 10^k that is >= v (v <= 0 gives 1): a readable axis step.
 double NiceCeil(double v);
 // "90", "0.25", "1.5e+04": at most 4 significant digits, for hover data.

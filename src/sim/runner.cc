@@ -81,8 +81,7 @@ Result<RunResult> RunPolicy(const Scenario& s, const PolicyRun& run, const RunOp
     // policy holds the size it starts at) and `initial_replicas: auto` (the first interval's
     // need, within min/max). The built workload is resized in place, so its trace is read and
     // its oracle computed once.
-    const size_t wi = sim.workloads.size();
-    const bool peak = run.pipelines[wi].name == "static-peak";
+    const bool peak = run.role == report::RunRole::kStaticPeak;
     if (peak || w.initial_auto) {
       const char* baseline = peak ? "static-peak" : "warm-start";
       std::optional<int> n = built->BaselineReplicas(baseline);

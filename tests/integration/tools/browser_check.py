@@ -9,15 +9,17 @@ messages separated by NUL bytes on fds 3 and 4), so no port and no third-party c
 browser runs with a fresh profile and no network (--headless --no-sandbox --disable-gpu
 --disable-background-networking --disable-component-update --disable-sync --no-first-run).
 
-What it does, in order: loads the page and waits for its load event; records the page's own
-timings (navigation start to DOMContentLoaded, load event and first contentful paint); moves
+What it does, in order: loads the page and waits for its load event, then for a rendered frame
+(the wall time to each, from the request); records the page's own timings (navigation start to
+DOMContentLoaded, load event, first contentful paint); moves
 the mouse over the middle of the first chart and reads the hover read-out; clicks the first
 legend entry that toggles series (a run, or a kind of line) and counts the series shown, then
 clicks it again; types
 into the decision log's search box and counts the rows left; reloads with "#q=TEXT" and counts
 again; saves a screenshot. Every console error, uncaught exception and failed load is
 collected. Prints one JSON object (also to DIR/browser.json with --out):
-  {"load_ms", "dcl_ms", "fcp_ms", "js_ready", "charts", "series", "hover": [lines],
+  {"navigate_to_load_s", "navigate_to_frame_s", "load_ms", "dcl_ms", "fcp_ms" (-1: none
+   recorded), "js_ready", "charts", "series", "hover": [lines],
    "toggle": {"toggle", "shown_before", "shown_off", "shown_again"},
    "search": {"query", "rows", "shown", "all_match"}, "fragment_shown", "errors": [...]}
 Exit status 0 when it ran (the caller judges the figures), 2 on bad arguments or no browser.
@@ -153,7 +155,13 @@ def run(args):
             for domain in ("Page", "Runtime", "Log"):
                 b.call(domain + ".enable")
             url = "file://" + os.path.abspath(args.page)
+            # Wall time from asking for the page to its load event, and to a rendered frame
+            # of the viewport (a screenshot forces one).
+            t0 = time.monotonic()
             load(b, url)
+            out["navigate_to_load_s"] = round(time.monotonic() - t0, 3)
+            b.call("Page.captureScreenshot", {"format": "png"})
+            out["navigate_to_frame_s"] = round(time.monotonic() - t0, 3)
             t = b.js("""(() => { const n = performance.getEntriesByType('navigation')[0];
                 const p = performance.getEntriesByName('first-contentful-paint')[0];
                 return [n.domContentLoadedEventEnd, n.loadEventEnd, p ? p.startTime : -1]; })()""")
