@@ -5,13 +5,16 @@
 #   bash bench/report_render.sh [SCENARIO] [AISCALE] [RUNS]
 #
 # Simulates SCENARIO (default examples/inference-alibaba-genai.yaml) with AISCALE (default
-# build/aiscale), then, RUNS times (default 5) each, interleaved: (a) launches Chromium on the
-# report with a fresh profile (--headless --no-sandbox --disable-gpu
-# --disable-background-networking --disable-component-update --disable-sync --no-first-run)
-# and times launch to a saved screenshot; (b) the same on an empty page, so the browser's own
-# start-up is known; (c) in a browser already running (tests/integration/tools/browser_check.py
-# over the DevTools protocol), the time from asking for the page to its load event and to a
-# rendered frame. Prints the medians. Run it on a quiet machine: the figures are wall times.
+# build/aiscale), then, RUNS times (default 5), interleaved:
+#   (a) launches Chromium on the report with a fresh profile (--headless --no-sandbox
+#       --disable-gpu --disable-background-networking --disable-component-update
+#       --disable-sync --no-first-run) and times launch to a saved screenshot: wall time, and
+#       the CPU time of the whole browser (all its processes);
+#   (b) the same on an empty page: the browser's own start-up;
+#   (c) in a browser already running (tests/integration/tools/browser_check.py over the
+#       DevTools protocol): wall time from asking for the page to a rendered frame, and the
+#       CPU its renderer process spent to get there (Performance.getMetrics ProcessTime).
+# Prints the medians. Wall times depend on what else the machine runs; the CPU times much less.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 scenario=${1:-$root/examples/inference-alibaba-genai.yaml}
@@ -22,43 +25,55 @@ chromium=${CHROMIUM:-/usr/bin/chromium}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-t0=$(date +%s.%N)
+start=$SECONDS
 "$aiscale" simulate "$scenario" --out "$work/out" --quiet >/dev/null
-t1=$(date +%s.%N)
 page=$work/out/report.html
 printf '<!DOCTYPE html><html><head><meta charset="utf-8"></head><body></body></html>\n' \
   >"$work/empty.html"
 
-shot() {  # shot FILE: seconds from launch to a saved screenshot of FILE
-  local prof
-  prof=$(mktemp -d -p "$work")
-  local a b
-  a=$(date +%s.%N)
-  "$chromium" --headless --no-sandbox --disable-gpu --disable-background-networking \
-    --disable-component-update --disable-sync --no-first-run --user-data-dir="$prof" \
-    --hide-scrollbars --window-size=1400,1000 --screenshot="$prof/shot.png" \
-    "file://$1" >/dev/null 2>&1
-  b=$(date +%s.%N)
-  [ -s "$prof/shot.png" ] || { echo "report_render: no screenshot of $1" >&2; exit 1; }
-  awk -v a="$a" -v b="$b" 'BEGIN {print b - a}'
+# shot FILE: "WALL CPU" seconds from launch to a saved screenshot of FILE.
+shot() {
+  python3 - "$chromium" "$1" "$work" <<'PY'
+import os, resource, subprocess, sys, tempfile, time
+chromium, page, work = sys.argv[1:]
+with tempfile.TemporaryDirectory(dir=work) as prof:
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.monotonic()
+    subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu",
+                    "--disable-background-networking", "--disable-component-update",
+                    "--disable-sync", "--no-first-run", "--user-data-dir=" + prof,
+                    "--hide-scrollbars", "--window-size=1400,1000",
+                    "--screenshot=" + prof + "/shot.png", "file://" + page],
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+    t1 = time.monotonic()
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if not os.path.getsize(prof + "/shot.png"):
+        sys.exit("report_render: no screenshot of " + page)
+    print("%.3f %.3f" % (t1 - t0, r1.ru_utime - r0.ru_utime + r1.ru_stime - r0.ru_stime))
+PY
 }
 median() { sort -g | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
 
-report=() empty=() load=() frame=()
+rep_wall=() rep_cpu=() empty_wall=() empty_cpu=() frame=() renderer=()
 for _ in $(seq "$runs"); do
-  report+=("$(shot "$page")")
-  empty+=("$(shot "$work/empty.html")")
+  read -r w c <<<"$(shot "$page")"
+  rep_wall+=("$w") rep_cpu+=("$c")
+  read -r w c <<<"$(shot "$work/empty.html")"
+  empty_wall+=("$w") empty_cpu+=("$c")
   json=$(python3 "$root/tests/integration/tools/browser_check.py" --chromium "$chromium" \
     --page "$page" --timeout 120)
-  load+=("$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["navigate_to_load_s"])' "$json")")
-  frame+=("$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["navigate_to_frame_s"])' "$json")")
+  read -r f p <<<"$(python3 -c 'import json,sys; d=json.loads(sys.argv[1])
+print(d["navigate_to_frame_s"], d["renderer_cpu_s"]["ProcessTime"])' "$json")"
+  frame+=("$f") renderer+=("$p")
 done
 size=$(stat -c %s "$page")
-printf 'scenario %s (simulated in %s s)\n' "$scenario" "$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.1f", b - a}')"
-printf 'report.html: %s bytes (%s MiB)\n' "$size" "$(awk -v s="$size" 'BEGIN {printf "%.1f", s / 1048576}')"
-printf 'launch -> screenshot, report.html: median %.2f s (%s)\n' \
-  "$(printf '%s\n' "${report[@]}" | median)" "$(printf '%.2f ' "${report[@]}")"
-printf 'launch -> screenshot, empty page:  median %.2f s (%s)\n' \
-  "$(printf '%s\n' "${empty[@]}" | median)" "$(printf '%.2f ' "${empty[@]}")"
-printf 'open in a running browser: load event median %.2f s, rendered frame median %.2f s\n' \
-  "$(printf '%s\n' "${load[@]}" | median)" "$(printf '%s\n' "${frame[@]}" | median)"
+m() { printf '%s\n' "$@" | median; }
+echo "scenario $scenario (simulated in $((SECONDS - start)) s, then $runs rounds)"
+printf 'report.html: %s bytes (%s MiB)\n' "$size" "$(awk -v s="$size" 'BEGIN {printf "%.2f", s / 1048576}')"
+printf 'launch -> screenshot, report.html: wall %.2f s, browser CPU %.2f s (medians)\n' \
+  "$(m "${rep_wall[@]}")" "$(m "${rep_cpu[@]}")"
+printf 'launch -> screenshot, empty page:  wall %.2f s, browser CPU %.2f s\n' \
+  "$(m "${empty_wall[@]}")" "$(m "${empty_cpu[@]}")"
+printf 'in a running browser: request -> rendered frame %.2f s wall, renderer CPU %.2f s\n' \
+  "$(m "${frame[@]}")" "$(m "${renderer[@]}")"
+printf 'load average now: %s\n' "$(cut -d' ' -f1-3 /proc/loadavg)"

@@ -55,10 +55,13 @@ std::string DecisionLogHtml(const Report& r, const std::string& id) {
   }
   h += "</select> <span class=\"logcount\" " + Attr("data-log", id) + ">" + std::to_string(rows) +
        " shown</span></div>";
-  h += "<div class=\"log\"><table " + Attr("id", id) +
+  // Closed until asked for (a search, a run picked, or a click): laying out thousands of rows
+  // was most of a long report's rendering time.
+  h += "<details class=\"logbox\" " + Attr("data-log", id) + "><summary>show the " +
+       std::to_string(rows) + " decisions</summary><div class=\"log\"><table " + Attr("id", id) +
        "><thead><tr><th>time</th><th>run</th><th>workload</th><th>replicas</th><th>action</th>"
        "<th>rule</th><th>why</th></tr></thead><tbody>" +
-       body + "</tbody></table></div>";
+       body + "</tbody></table></div></details>";
   return h;
 }
 

@@ -24,7 +24,7 @@ svg text{font-size:11px;fill:#444} path.off-policy,path.off-kind{display:none}
 .log{max-height:480px;overflow:auto;border:1px solid #ddd}
 .plot,.run,.log{content-visibility:auto} .plot{contain-intrinsic-size:auto 230px}
 .run{contain-intrinsic-size:auto 640px} .log{contain-intrinsic-size:auto 480px} .log table{margin:0} .log td{text-align:left;vertical-align:top}
-.log td.n{text-align:right;white-space:nowrap} .log th{text-align:left} .logbar{font-size:13px;margin:6px 0} .logbar input{width:24em}
+.log td.n{text-align:right;white-space:nowrap} .log th{text-align:left} .logbar{font-size:13px;margin:6px 0} summary{font-size:13px;cursor:pointer;margin:4px 0} .logbar input{width:24em}
 )CSS";
 }
 
@@ -127,6 +127,7 @@ std::string_view PageScript() {
     var texts = rows.map(function (tr) { return tr.textContent.toLowerCase(); });
     var run = document.querySelector('select.logrun[data-log="' + table.id + '"]');
     var count = document.querySelector('.logcount[data-log="' + table.id + '"]');
+    var box = document.querySelector('details.logbox[data-log="' + table.id + '"]');
     function apply() {
       var s = q.value.toLowerCase(), r = run ? run.value : '', n = 0;
       rows.forEach(function (tr, i) {
@@ -135,6 +136,7 @@ std::string_view PageScript() {
         if (show) n++;
       });
       if (count) count.textContent = n + ' of ' + rows.length + ' shown';
+      if (box && (s || r)) box.open = true;
     }
     q.addEventListener('input', apply);
     if (run) run.addEventListener('change', apply);

@@ -23,7 +23,8 @@ namespace aiscale::report {
 std::string ReportHtml(const Report& r);
 
 // The decision log alone: a search box, a run filter and a table with id `id` of every
-// decision the runs show (RunSummary::decisions.shown), in run then tick order.
+// decision the runs show (RunSummary::decisions.shown), in run then tick order, inside a
+// <details> that opens when asked (a click, a search, a run picked).
 std::string DecisionLogHtml(const Report& r, const std::string& id);
 
 }  // namespace aiscale::report

@@ -6,7 +6,8 @@
 #   2. charts are drawn (one <svg class="chart"> and series each);
 #   3. the mouse over a chart shows the time and each visible series' value there;
 #   4. clicking a legend entry hides that run's series, clicking again shows them;
-#   5. typing in the decision log's search box keeps only matching rows, and "#q=" on load too.
+#   5. typing in the decision log's search box opens the log and keeps only matching rows, and
+#      "#q=" does the same on load.
 # Screenshots and read-outs are kept in $AISCALE_TEST_ARTIFACTS/report_browser (default: the
 # build directory's test-artifacts/). Timing is not asserted here: bench/report_render.sh
 # measures it (docs/benchmarks.md).
@@ -47,7 +48,7 @@ page() {
   check "$name: a legend click hides its series and a second shows them ($(field 'd["toggle"]'))" \
     test "$(field 'd["toggle"]["shown_before"] > 0 and d["toggle"]["shown_off"] == 0 and d["toggle"]["shown_again"] == d["toggle"]["shown_before"]')" = True
   check "$name: the log search keeps matching rows only ($(field 'd["search"]'))" \
-    test "$(field '0 < d["search"]["shown"] <= d["search"]["rows"] and d["search"]["all_match"]')" = True
+    test "$(field '0 < d["search"]["shown"] <= d["search"]["rows"] and d["search"]["all_match"] and d["search"]["opened"]')" = True
   check "$name: #q= filters the log on load" \
     test "$(field 'd["fragment_shown"] == d["search"]["shown"]')" = True
   check "$name: screenshot kept" test -s "$artifacts/$name/report.png"

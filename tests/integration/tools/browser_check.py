@@ -18,10 +18,11 @@ clicks it again; types
 into the decision log's search box and counts the rows left; reloads with "#q=TEXT" and counts
 again; saves a screenshot. Every console error, uncaught exception and failed load is
 collected. Prints one JSON object (also to DIR/browser.json with --out):
-  {"navigate_to_load_s", "navigate_to_frame_s", "load_ms", "dcl_ms", "fcp_ms" (-1: none
+  {"navigate_to_load_s", "navigate_to_frame_s", "renderer_cpu_s": {ProcessTime, ThreadTime,
+   TaskDuration, ScriptDuration, LayoutDuration, RecalcStyleDuration}, "load_ms", "dcl_ms", "fcp_ms" (-1: none
    recorded), "js_ready", "charts", "series", "hover": [lines],
    "toggle": {"toggle", "shown_before", "shown_off", "shown_again"},
-   "search": {"query", "rows", "shown", "all_match"}, "fragment_shown", "errors": [...]}
+   "search": {"query", "rows", "opened", "shown", "all_match"}, "fragment_shown", "errors": [...]}
 Exit status 0 when it ran (the caller judges the figures), 2 on bad arguments or no browser.
 """
 
@@ -152,7 +153,7 @@ def run(args):
             b.session = b.call("Target.attachToTarget", {"targetId": target["targetId"],
                                                          "flatten": True},
                                session=False)["sessionId"]
-            for domain in ("Page", "Runtime", "Log"):
+            for domain in ("Page", "Runtime", "Log", "Performance"):
                 b.call(domain + ".enable")
             url = "file://" + os.path.abspath(args.page)
             # Wall time from asking for the page to its load event, and to a rendered frame
@@ -162,6 +163,12 @@ def run(args):
             out["navigate_to_load_s"] = round(time.monotonic() - t0, 3)
             b.call("Page.captureScreenshot", {"format": "png"})
             out["navigate_to_frame_s"] = round(time.monotonic() - t0, 3)
+            # CPU the page's renderer spent (its process and main thread) to that frame, and
+            # the main thread's busy time by kind: less moved by other load than wall times.
+            m = {x["name"]: x["value"] for x in b.call("Performance.getMetrics")["metrics"]}
+            out["renderer_cpu_s"] = {k: round(m.get(k, -1), 3) for k in (
+                "ProcessTime", "ThreadTime", "TaskDuration", "ScriptDuration", "LayoutDuration",
+                "RecalcStyleDuration")}
             t = b.js("""(() => { const n = performance.getEntriesByType('navigation')[0];
                 const p = performance.getEntriesByName('first-contentful-paint')[0];
                 return [n.domContentLoadedEventEnd, n.loadEventEnd, p ? p.startTime : -1]; })()""")
@@ -224,6 +231,7 @@ def search(b):
         b.click(*xy)
         b.call("Input.insertText", {"text": query})
     return {"query": query, "rows": b.js("document.querySelectorAll('#decisions tbody tr').length"),
+            "opened": b.js("!!(document.querySelector('details.logbox') || {}).open"),
             "shown": b.js("""[...document.querySelectorAll('#decisions tbody tr')]
                             .filter(r => !r.hidden).length"""),
             "all_match": b.js("""[...document.querySelectorAll('#decisions tbody tr')]
