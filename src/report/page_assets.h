@@ -6,8 +6,8 @@
 // (read from the series' data-pts), clicking a legend entry ([data-toggle="policy:P"] or
 // "kind:K") hides or shows the matching series in its section, and the decision log
 // (input.logq, select.logrun) filters as one types and opens (details.logbox); a URL fragment
-// "#q=TEXT" pre-fills the search. It builds text with textContent only (names from input files never become markup)
-// and marks <html data-js="ready"> when set up, which tests read from the DOM.
+// "#q=TEXT" pre-fills the search. It builds text with textContent only (names from input files
+// never become markup) and marks <html data-js="ready"> when set up, which tests read from the DOM.
 #pragma once
 
 #include <string_view>
