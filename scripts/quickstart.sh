@@ -66,7 +66,7 @@ for i in 0 1 2 3; do
 done
 printf '%s' "$backends" >"$dir/backends.txt"
 cat >"$dir/prometheus/prometheus.yml" <<EOF
-global: {scrape_interval: 2s, scrape_timeout: 1s, evaluation_interval: 2s}
+global: {scrape_interval: 2s, scrape_timeout: 2s, evaluation_interval: 2s}
 scrape_configs:
   - job_name: static        # the job examples/live-local.yaml's query selects
     static_configs: [{targets: [$chat_targets]}]
@@ -143,18 +143,24 @@ watch_chat() {
 load_until() {
   local name=$1 rate=$2 limit=$3 condition=$4 lg
   python3 "$tools/loadgen.py" --url "http://127.0.0.1:$lb_port/v1/completions" \
-    --schedule "${limit}s@$rate" --timeout 30 --drain 30 --out "$dir/load-$name.json" \
+    --schedule "${limit}s@$rate" --timeout 90 --drain 90 --out "$dir/load-$name.json" \
     >"$dir/load-$name.log" 2>&1 &
   lg=$!
   pids+=("$lg")
+  # Checks the condition every 5 s and stops the load when it holds; ends within a second of
+  # the load generator, and is waited for, so nothing of ours outlives the script.
   (
+    n=0
     while kill -0 "$lg" 2>/dev/null; do
-      sleep 5
-      if eval "$condition"; then kill -INT "$lg" 2>/dev/null || true; fi
+      sleep 1
+      n=$((n + 1))
+      if [ $((n % 5)) = 0 ] && eval "$condition"; then kill -INT "$lg" 2>/dev/null || true; fi
     done
   ) &
+  local stopper=$!
   watch_chat "$lg"
   wait "$lg" 2>/dev/null || true
+  wait "$stopper" 2>/dev/null || true
 }
 scaled_up() { read -r d r <<<"$(chat_state)"; [ "${d:-0}" -ge 4 ] && [ "${r:-0}" -ge 4 ]; }
 scaled_down() { read -r d r <<<"$(chat_state)"; [ "${d:-9}" -le 1 ] && [ "${r:-9}" -le 1 ]; }
