@@ -250,9 +250,16 @@ void Describe(std::ostream& os, const Decision& d) {
     os << "  stabilized:  " << d.stabilized
        << (d.stabilize_reason.empty() ? "" : " (" + d.stabilize_reason + ")") << "\n";
   }
-  if (d.constrained != d.stabilized || !d.constrain_reason.empty()) {
-    os << "  constrained: " << d.constrained
+  // In a shared pool, the constraints' result is what the workload wanted; the pool granted.
+  const int wanted = d.pool.active ? d.pool.wanted : d.constrained;
+  if (wanted != d.stabilized || !d.constrain_reason.empty()) {
+    os << "  constrained: " << wanted
        << (d.constrain_reason.empty() ? "" : " (" + d.constrain_reason + ")") << "\n";
+  }
+  if (d.pool.active) {
+    os << "  pool:        granted " << d.pool.granted << " of " << d.pool.wanted << " (tenant "
+       << d.pool.tenant << ", " << d.pool.reason << ")"
+       << (d.pool.detail.empty() ? "" : ": " + d.pool.detail) << "\n";
   }
   os << "  done:        " << Done(d) << "\n";
 }

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
+#include "cli/pool_table.h"
 #include "report/comparison.h"
 #include "report/report_json.h"
 #include "sim/report.h"
@@ -199,6 +200,7 @@ int RunSimulation(const SimFlags& f) {
   } else {
     std::cout << "scenario " << result->scenario << " (seed " << result->seed << ")\n\n";
     PrintTable(built, std::cout);
+    if (!built.pool_comparison.is_null()) PrintPoolComparison(built.pool_comparison, std::cout);
     std::cout << "\nwrote " << written->json_path << "\nwrote " << written->html_path << "\n";
     for (const auto& p : written->decision_logs) std::cout << "wrote " << p << "\n";
     std::cout << "simulated in " << Cell(wall, 2) << " s\n";

@@ -6,6 +6,7 @@
 #include "act/actuator_registry.h"
 #include "decide/pipeline.h"
 #include "decide/policy_registry.h"
+#include "decide/pool_config.h"
 #include "monitor/source_registry.h"
 
 namespace aiscale::cli {
@@ -85,8 +86,11 @@ void ParseWorkload(const ConfigNode& w, const Registries& reg, ControllerConfig&
   }
   std::vector<std::string> known = decide::CommonWorkloadFields();
   known.insert(known.end(), {"signals", "target"});
+  known.insert(known.end(), decide::PoolWorkloadFields().begin(),
+               decide::PoolWorkloadFields().end());
   w.CheckKnown(known);
   WorkloadSpec spec = decide::ReadWorkloadFields(w, cfg.period_s);
+  decide::ReadPoolMembership(w, cfg.pool ? &*cfg.pool : nullptr, spec);
   if (!spec.ref.name.empty() && !keys.insert(spec.ref.Key()).second) {
     w.ErrorAt("name", "workload '" + spec.ref.Key() + "' is listed twice");
   }
@@ -176,7 +180,7 @@ void ParseStore(const ConfigNode& spec, ControllerConfig& cfg) {
 
 void ParseSpec(const ConfigNode& spec, const Registries& reg, ControllerConfig& cfg) {
   spec.CheckKnown(
-      {"period", "store", "run_dir", "server", "sources", "workloads", "leader_election"});
+      {"period", "store", "run_dir", "server", "sources", "workloads", "leader_election", "pool"});
   cfg.period_s = spec.DurationSeconds("period", cfg.period_s, Above(0));
   ParseStore(spec, cfg);
   cfg.run_dir = Resolve(spec.String("run_dir", ""), cfg.file);
@@ -186,6 +190,7 @@ void ParseSpec(const ConfigNode& spec, const Registries& reg, ControllerConfig& 
     cfg.leader_election = act::LeaderElectionConfig::Parse(spec.Child("leader_election"));
   }
   ParseSources(spec, reg, cfg);
+  if (spec.Has("pool")) cfg.pool = decide::ParsePool(spec.Child("pool"));
   if (!spec.Has("workloads")) {
     spec.Error("missing required field 'workloads'");
   } else if (spec.Child("workloads").IsSequence() && spec.Child("workloads").Items().empty()) {

@@ -14,6 +14,7 @@
 //   auto cfg = ParseControllerConfig(root);  // errors land in errs
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -51,6 +52,9 @@ struct ControllerConfig {
   // target's `auth:` (in-cluster, else $KUBECONFIG, else ~/.kube/config).
   act::LeaderElectionConfig leader_election;
   std::vector<SourceSpec> sources;
+  // `pool:`: the shared GPU pool every workload is placed in (decide/pool_config.h); absent:
+  // each workload is scaled on its own.
+  std::optional<PoolSpec> pool;
   std::vector<WorkloadSpec> workloads;
 };
 

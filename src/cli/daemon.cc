@@ -101,18 +101,33 @@ Status Daemon::AddWorkloads() {
   o.fetch_timeout = std::min(Seconds(cfg_.period_s), Seconds(5));
   o.dry_run = opt_.dry_run;
   controller_ = std::make_unique<control::Controller>(clock_, store_.get(), o);
+  if (cfg_.pool) {
+    RETURN_IF_ERROR(MakePoolSource());
+    RETURN_IF_ERROR(controller_->SetPool(*cfg_.pool, pool_source_.get(), &allocator_));
+  }
   control::SourceLookup lookup;
   lookup.by_name = [this](const std::string& name) -> MetricSource* {
     auto it = sources_.find(name);
     return it == sources_.end() ? nullptr : it->second.get();
   };
   for (const WorkloadSpec& w : cfg_.workloads) {
-    auto b = control::Assemble(w, w.pipeline, lookup, actuators_[w.ref.Key()].get());
+    auto b = control::Assemble(w, w.pipeline, lookup, actuators_[w.ref.Key()].get(),
+                               cfg_.pool ? &*cfg_.pool : nullptr);
     if (!b.ok()) return b.status();
     RETURN_IF_ERROR(controller_->Add(std::move(b).value()));
   }
   PublishBounds();
   return Status::Ok();
+}
+
+Status Daemon::MakePoolSource() {
+  const PoolSpec& p = *cfg_.pool;
+  if (p.size) {
+    pool_source_ = std::make_unique<FixedPoolSource>(*p.size);
+    return Status::Ok();
+  }
+  return Status::Invalid("unable to read the pool's size from " + p.from +
+                         ": not supported by this build; give pool.size");
 }
 
 // Each workload's configured bounds as gauges, so an alert can tell a workload pinned at

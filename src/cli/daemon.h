@@ -30,6 +30,7 @@
 #include "core/curl_http_client.h"
 #include "core/system_clock.h"
 #include "core/telemetry.h"
+#include "decide/allocator.h"
 #include "server/api_server.h"
 
 namespace aiscale::cli {
@@ -56,6 +57,8 @@ class Daemon {
   Status MakeActuators();
   Status MakeSources();
   Status AddWorkloads();
+  // The pool's size source (a configured number, or the engine's report).
+  Status MakePoolSource();
   void PublishBounds();
   Status StartServer();
   Status MakeElector();
@@ -83,6 +86,8 @@ class Daemon {
   std::map<std::string, std::unique_ptr<Actuator>> actuators_;    // by workload key
   std::map<std::string, std::unique_ptr<MetricSource>> sources_;  // by name
   std::unique_ptr<control::ThreadPoolExecutor> executor_;
+  std::unique_ptr<PoolSource> pool_source_;  // null: no pool
+  decide::Allocator allocator_;
   std::unique_ptr<control::Controller> controller_;
   std::unique_ptr<server::ApiServer> server_;
   std::unique_ptr<act::LeaseElector> elector_;  // null: leader election off, always applies

@@ -21,6 +21,16 @@ std::optional<WorkloadView> LiveBoard::Workload(const std::string& key) const {
   return std::nullopt;
 }
 
+void LiveBoard::PublishPool(PoolView pool) {
+  std::lock_guard<std::mutex> lock(mu_);
+  pool_ = std::move(pool);
+}
+
+std::optional<PoolView> LiveBoard::Pool() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return pool_;
+}
+
 bool LiveBoard::Ready() const {
   std::lock_guard<std::mutex> lock(mu_);
   return ready_;

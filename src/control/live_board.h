@@ -19,10 +19,13 @@ class LiveBoard final : public LiveView {
   std::vector<WorkloadView> Workloads() const override;
   std::optional<WorkloadView> Workload(const std::string& key) const override;
   bool Ready() const override;
+  void PublishPool(PoolView pool);
+  std::optional<PoolView> Pool() const override;
 
  private:
   mutable std::mutex mu_;
   std::vector<WorkloadView> views_;
+  std::optional<PoolView> pool_;
   bool ready_ = false;
 };
 

@@ -6,6 +6,7 @@
 // never sees a half-written tick. Thread-safe.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -38,6 +39,26 @@ struct WorkloadView {
   std::vector<SignalView> signals;
 };
 
+// The shared GPU pool as the last tick allocated it (docs/pool.md); per tenant in pool order.
+struct TenantView {
+  std::string name;
+  int64_t guaranteed = 0;
+  std::optional<int64_t> borrow_limit;
+  double weight = 1;
+  int64_t wanted = 0;    // GPUs its workloads asked for
+  int64_t granted = 0;   // GPUs granted
+  int64_t borrowed = 0;  // beyond its guarantee
+};
+
+struct PoolView {
+  bool known = false;  // the engine said how big the pool is
+  int64_t gpus = 0;
+  int64_t granted = 0;
+  int64_t reclaimed = 0;  // GPUs taken back in the last tick
+  std::string detail;     // where the size came from, or why it is unknown
+  std::vector<TenantView> tenants;
+};
+
 class LiveView {
  public:
   virtual ~LiveView() = default;
@@ -46,6 +67,8 @@ class LiveView {
   virtual std::optional<WorkloadView> Workload(const std::string& key) const = 0;
   // True once the first tick has completed (/readyz).
   virtual bool Ready() const = 0;
+  // The shared pool after the last tick; nullopt when the daemon runs no pool.
+  virtual std::optional<PoolView> Pool() const { return std::nullopt; }
 };
 
 }  // namespace aiscale

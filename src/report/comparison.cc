@@ -177,7 +177,7 @@ ComparisonTable BuildComparison(const Report& r, const std::string& workload) {
   t.title = workload.empty() ? "all workloads" : workload;
   const std::vector<Column> cols = Columns(r, workload);
   const Kind kind = KindOf(cols);
-  const RunSummary* st = r.Baseline(RunRole::kStatic);
+  const RunSummary* st = r.FindBaseline(Baseline::kStatic);
   // The oracle is the same for every run (same job, same arrivals): the first one's.
   const Column* oracle = nullptr;
   for (const Column& c : cols) {

@@ -32,7 +32,7 @@ std::string TopRules(const DecisionDigest& d, size_t n) {
 std::vector<PeerRun> Peers(const Report& r, const std::string& workload) {
   std::vector<PeerRun> peers;
   for (const RunSummary& run : r.runs) {
-    peers.push_back({run.label, run.policy, run.role, run.Workload(workload)});
+    peers.push_back({run.label, run.policy, run.baseline, run.Workload(workload)});
   }
   return peers;
 }
@@ -64,12 +64,12 @@ BaselineVerdict CompareToStatic(const RunSummary& run, const RunSummary& st) {
 }
 
 void Judge(Report& r, const Targets& t) {
-  const RunSummary* st = r.Baseline(RunRole::kStatic);
+  const RunSummary* st = r.FindBaseline(Baseline::kStatic);
   for (RunSummary& run : r.runs) {
     if (st != nullptr && &run != st) run.vs_static = CompareToStatic(run, *st);
   }
   for (RunSummary& run : r.runs) {
-    if (run.role != RunRole::kPolicy) continue;
+    if (run.baseline != Baseline::kNone) continue;
     for (WorkloadSummary& w : run.workloads) {
       const WorkloadSummary* static_w = st != nullptr ? st->Workload(w.name) : nullptr;
       if (w.training) {

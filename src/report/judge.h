@@ -1,7 +1,7 @@
 // Judge: fills a Report's verdicts: each workload of each run against the scenario's targets
 // (training and serving verdicts), and each run against the static baseline (vs_static).
 //
-// Baselines are found by role (RunSummary::role), never by label. The baselines themselves are
+// Baselines are found by RunSummary::baseline, never by label. The baselines themselves are
 // not judged: static is not measured against itself, static-peak is a bound to beat.
 #pragma once
 

@@ -66,7 +66,9 @@ json ToJson(const RunSummary& r) {
   }
   e["policy"] = r.label;
   e["policy_name"] = r.policy.empty() ? r.label : r.policy;
-  e["role"] = std::string(RunRoleName(r.role));
+  if (r.baseline != Baseline::kNone) e["baseline"] = std::string(BaselineName(r.baseline));
+  if (!r.role.empty()) e["role"] = r.role;
+  if (!r.pool.is_null()) e["pool"] = r.pool;
   e["cut"] = r.cut;
   e["end_s"] = r.end_s;
   const double rph = r.RescalesPerHour();
@@ -84,11 +86,13 @@ json ToJson(const RunSummary& r) {
 json ToJson(const Report& r) {
   json runs = json::array();
   for (const RunSummary& run : r.runs) runs.push_back(ToJson(run));
-  return {{"scenario", r.scenario},
-          {"file", r.file},
-          {"seed", r.seed},
-          {"duration_limit_s", r.duration_limit_s},
-          {"runs", std::move(runs)}};
+  json out = {{"scenario", r.scenario},
+              {"file", r.file},
+              {"seed", r.seed},
+              {"duration_limit_s", r.duration_limit_s},
+              {"runs", std::move(runs)}};
+  if (!r.pool_comparison.is_null()) out["pool_comparison"] = r.pool_comparison;
+  return out;
 }
 
 }  // namespace aiscale::report

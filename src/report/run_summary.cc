@@ -17,16 +17,16 @@ bool WorthShowing(const Decision& d) { return d.action != Action::kNone || d.vet
 
 }  // namespace
 
-std::string_view RunRoleName(RunRole r) {
+std::string_view BaselineName(Baseline r) {
   switch (r) {
-    case RunRole::kPolicy:
-      return "policy";
-    case RunRole::kStatic:
+    case Baseline::kNone:
+      return "none";
+    case Baseline::kStatic:
       return "static";
-    case RunRole::kStaticPeak:
+    case Baseline::kStaticPeak:
       return "static-peak";
   }
-  return "policy";
+  return "none";
 }
 
 WorkloadSummary RunSummary::Totals() const {
@@ -69,9 +69,9 @@ const WorkloadSummary* RunSummary::Workload(const std::string& name) const {
   return nullptr;
 }
 
-const RunSummary* Report::Baseline(RunRole role) const {
+const RunSummary* Report::FindBaseline(Baseline b) const {
   for (const RunSummary& r : runs) {
-    if (r.role == role) return &r;
+    if (r.baseline == b) return &r;
   }
   return nullptr;
 }

@@ -17,6 +17,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "core/decision.h"
 #include "report/timeline.h"
 #include "report/verdict.h"
@@ -25,13 +27,13 @@ namespace aiscale::report {
 
 inline constexpr double kNoValue = std::numeric_limits<double>::quiet_NaN();
 
-// What a run is for in a comparison. Baselines are found by role, never by label.
-enum class RunRole {
-  kPolicy,      // a policy under test
+// Whether a run is a baseline of the comparison. Baselines are found by this, never by label.
+enum class Baseline {
+  kNone,        // a policy under test
   kStatic,      // every workload at its configured size: the training baseline
   kStaticPeak,  // every workload at its trace's peak need: the serving baseline
 };
-std::string_view RunRoleName(RunRole r);
+std::string_view BaselineName(Baseline r);
 
 // The offline oracle's plan: replicas (nodes) at the start of every interval.
 struct OraclePlan {
@@ -98,6 +100,7 @@ struct TrainingFigures {
   double restart_time_s = 0;
   int failures = 0;
   double steps = 0, samples_trained = 0;
+  double samples_lost = 0;  // rolled back to the last checkpoint by failures
   int epochs_completed = 0;
   double load_s = 0, compute_s = 0, eval_s = 0;  // time spent in each phase
 };
@@ -147,7 +150,11 @@ inline constexpr size_t kDecisionsShown = 500;
 struct RunSummary {
   std::string label;   // the run's name in the report (unique in a scenario)
   std::string policy;  // the policy it ran, e.g. "hpa" for label "hpa-queue"
-  RunRole role = RunRole::kPolicy;
+  Baseline baseline = Baseline::kNone;
+  // What the run stands for in a multi-run comparison the scenario defines (a shared pool's
+  // `role`: static_partition, pool, ...); empty otherwise. Written to report.json as is.
+  std::string role;
+  nlohmann::json pool;  // the shared pool's figures when the run had one (written as is)
   bool cut = false;  // ended at the duration limit with work left
   double end_s = 0;
   std::vector<WorkloadSummary> workloads;
@@ -170,9 +177,10 @@ struct Report {
   uint64_t seed = 0;
   double duration_limit_s = 0;
   std::vector<RunSummary> runs;
+  nlohmann::json pool_comparison;  // a shared-pool scenario's comparison (written as is)
 
-  // The first run with `role`, or null.
-  const RunSummary* Baseline(RunRole role) const;
+  // The first run that is baseline `b`, or null.
+  const RunSummary* FindBaseline(Baseline b) const;
   // The workload names over all runs, in first-seen order.
   std::vector<std::string> WorkloadNames() const;
 };

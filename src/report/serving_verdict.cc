@@ -54,7 +54,7 @@ void AddPeers(const WorkloadSummary& w, const std::string& label, const std::vec
 void AddStaticPeak(const WorkloadSummary& w, const std::vector<PeerRun>& peers, double bar,
                    VerdictBuilder& out) {
   for (const PeerRun& p : peers) {
-    if (p.role != RunRole::kStaticPeak || p.workload == nullptr) continue;
+    if (p.baseline != Baseline::kStaticPeak || p.workload == nullptr) continue;
     const double saved = p.workload->gpu_hours > 0 ? 1 - w.gpu_hours / p.workload->gpu_hours : 0;
     out.Add({"fewer_gpu_hours_than_static_peak", saved, bar, saved >= bar, {}, {}},
             (saved >= 0 ? FormatFixed(100 * saved, 0) + "% fewer"

@@ -16,7 +16,7 @@ namespace aiscale::report {
 struct PeerRun {
   std::string label;
   std::string policy;
-  RunRole role = RunRole::kPolicy;
+  Baseline baseline = Baseline::kNone;
   const WorkloadSummary* workload = nullptr;
 };
 

@@ -85,6 +85,7 @@ void PutTraining(const TrainingFigures& t, json& j) {
   j["failures"] = t.failures;
   j["steps"] = t.steps;
   j["samples_trained"] = t.samples_trained;
+  j["samples_lost"] = t.samples_lost;
   j["epochs_completed"] = t.epochs_completed;
   j["phase_time_s"] = {{"load", t.load_s}, {"compute", t.compute_s}, {"eval", t.eval_s}};
 }

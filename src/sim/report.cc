@@ -14,7 +14,9 @@ report::RunSummary Summarize(const RunResult& r) {
   report::RunSummary s;
   s.label = r.policy;
   s.policy = r.policy_name.empty() ? r.policy : r.policy_name;
+  s.baseline = r.baseline;
   s.role = r.role;
+  s.pool = r.pool;
   s.cut = r.cut;
   s.end_s = r.end_s;
   for (const WorkloadRun& w : r.workloads) {
@@ -34,6 +36,7 @@ report::Report BuildReport(const ScenarioResult& r) {
   out.seed = r.seed;
   out.duration_limit_s = r.duration_limit_s;
   for (const RunResult& run : r.runs) out.runs.push_back(Summarize(run));
+  out.pool_comparison = r.pool_comparison;
   report::Judge(out, r.targets);
   return out;
 }

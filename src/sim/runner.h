@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "core/decision.h"
 #include "core/result.h"
 #include "report/run_summary.h"
@@ -50,13 +52,15 @@ struct RunResult {
   std::string policy;       // the run's label (the policy's name unless the compare entry
                             // gave a label)
   std::string policy_name;  // the first workload's policy, e.g. "hpa" for label "hpa-queue"
-  report::RunRole role = report::RunRole::kPolicy;
+  report::Baseline baseline = report::Baseline::kNone;  // PolicyRun::baseline
+  std::string role;                                     // PolicyRun::role
   bool cut = false;
   double end_s = 0;
   double wall_s = 0;
   std::vector<WorkloadRun> workloads;
   std::vector<Decision> decisions;
   size_t decisions_total = 0;
+  nlohmann::json pool;  // SimPool::Summary() when the run had a shared pool; null otherwise
 };
 
 struct ScenarioResult {
@@ -66,6 +70,7 @@ struct ScenarioResult {
   double duration_limit_s = 0;
   report::Targets targets;  // the scenario's, for the report's verdicts
   std::vector<RunResult> runs;
+  nlohmann::json pool_comparison;  // sim/pool_report.h; null without a pool and roles
 };
 
 Result<RunResult> RunPolicy(const Scenario& s, const PolicyRun& run, const RunOptions& opt);

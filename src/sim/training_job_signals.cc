@@ -159,10 +159,12 @@ report::WorkloadSummary TrainingJob::Summary() const {
   const TimePoint end = done_ ? finish_ : (q_ ? q_->Now() : TimePoint{});
   const double gpu_s = env_.cluster->GpuSeconds(env_.name, end);
   double util_s = util_gpu_s_;
-  if (!done_) {
-    util_s += rates_.util * static_cast<double>(running_.size()) * gpus_per_node() *
-              std::max(0.0, ToSeconds(end - last_advance_));
-  }
+  // A run cut mid-phase has not advanced the job since its last event: count up to `end`.
+  const double since = done_ ? 0.0 : std::max(0.0, ToSeconds(end - last_advance_));
+  util_s += rates_.util * static_cast<double>(running_.size()) * gpus_per_node() * since;
+  double phase_s[3] = {phase_time_s_[0], phase_time_s_[1], phase_time_s_[2]};
+  if (!restarting_ && !running_.empty()) phase_s[static_cast<int>(phase_)] += since;
+  const double trained = steps();
   const ClusterConfig& cc = env_.cluster->config();
   report::WorkloadSummary s;
   s.kind = "TrainingJob";
@@ -185,14 +187,15 @@ report::WorkloadSummary TrainingJob::Summary() const {
   t.policy_rescales = s.rescales;
   for (const auto& r : rescales_) t.policy_rescales -= r.replacement ? 1 : 0;
   t.restarts = restarts_;
-  t.restart_time_s = restart_time_s_;
+  t.restart_time_s = restart_time_s_ + (restarting_ ? since : 0.0);
   t.failures = static_cast<int>(failures_.size());
-  t.steps = steps_;
-  t.samples_trained = steps_ * cfg_.global_batch;
-  t.epochs_completed = CompletedEpochs(steps_);
-  t.load_s = phase_time_s_[0];
-  t.compute_s = phase_time_s_[1];
-  t.eval_s = phase_time_s_[2];
+  t.steps = trained;
+  t.samples_trained = trained * cfg_.global_batch;
+  t.samples_lost = samples_lost_;
+  t.epochs_completed = CompletedEpochs(trained);
+  t.load_s = phase_s[0];
+  t.compute_s = phase_s[1];
+  t.eval_s = phase_s[2];
   s.training = std::move(t);
   if (auto o = Oracle(); o.ok()) {
     s.oracle = o->ToFigures(env_.report_interval_s);

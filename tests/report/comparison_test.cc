@@ -8,11 +8,11 @@
 namespace aiscale::report {
 namespace {
 
-RunSummary Training(const std::string& label, RunRole role, double gpu_h, double time_s) {
+RunSummary Training(const std::string& label, Baseline role, double gpu_h, double time_s) {
   RunSummary r;
   r.label = label;
   r.policy = label;
-  r.role = role;
+  r.baseline = role;
   WorkloadSummary w;
   w.name = "job";
   w.gpu_hours = gpu_h;
@@ -47,8 +47,8 @@ std::vector<std::string> Headers(const ComparisonTable& t) {
 
 TEST(Comparison, TrainingRunsWithTheOracleAndRatiosToStatic) {
   Report r;
-  r.runs = {Training("training", RunRole::kPolicy, 70, 7200),
-            Training("static", RunRole::kStatic, 100, 7000)};
+  r.runs = {Training("training", Baseline::kNone, 70, 7200),
+            Training("static", Baseline::kStatic, 100, 7000)};
   for (RunSummary& run : r.runs) {
     run.workloads[0].oracle = OracleFigures{};
     run.workloads[0].oracle->gpu_hours = 64;
@@ -70,9 +70,9 @@ TEST(Comparison, TrainingRunsWithTheOracleAndRatiosToStatic) {
 
 TEST(Comparison, TheBaselineIsFoundByRoleNotByLabel) {
   Report r;
-  r.runs = {Training("training", RunRole::kPolicy, 70, 7200),
-            Training("static-8", RunRole::kStatic, 100, 7000),
-            Training("static", RunRole::kPolicy, 50, 7000)};  // named so, but not the baseline
+  r.runs = {Training("training", Baseline::kNone, 70, 7200),
+            Training("static-8", Baseline::kStatic, 100, 7000),
+            Training("static", Baseline::kNone, 50, 7000)};  // named so, but not the baseline
   const ComparisonTable t = BuildComparison(r);
   EXPECT_EQ(Headers(t), (std::vector<std::string>{"training", "static-8", "static",
                                                   "training/static", "static/static"}));
@@ -82,7 +82,7 @@ TEST(Comparison, TheBaselineIsFoundByRoleNotByLabel) {
 
 TEST(Comparison, ServingFiguresAndMissingOnesAreDashes) {
   Report r;
-  RunSummary a = Training("predictive", RunRole::kPolicy, 12, kNoValue);
+  RunSummary a = Training("predictive", Baseline::kNone, 12, kNoValue);
   a.workloads[0].training.reset();
   a.workloads[0].serving = ServingFigures{};
   a.workloads[0].serving->slo_attainment = 0.98;
@@ -97,13 +97,13 @@ TEST(Comparison, ServingFiguresAndMissingOnesAreDashes) {
 
 TEST(Comparison, SeveralWorkloadsPerWorkloadAndTotals) {
   Report r;
-  for (auto [label, role] : {std::pair{"pool", RunRole::kPolicy}, {"static", RunRole::kStatic}}) {
+  for (auto [label, role] : {std::pair{"pool", Baseline::kNone}, {"static", Baseline::kStatic}}) {
     RunSummary run = Training(label, role, 10, 3600);
     WorkloadSummary other = run.workloads[0];
     other.name = "svc";
     other.training.reset();
     other.serving = ServingFigures{};
-    other.gpu_hours = role == RunRole::kStatic ? 30 : 5;
+    other.gpu_hours = role == Baseline::kStatic ? 30 : 5;
     other.completion_time_s = kNoValue;
     run.workloads.push_back(other);
     r.runs.push_back(run);
@@ -118,8 +118,8 @@ TEST(Comparison, SeveralWorkloadsPerWorkloadAndTotals) {
 
 TEST(Comparison, TextIsAlignedAndNotesSayWhy) {
   Report r;
-  r.runs = {Training("training", RunRole::kPolicy, 99.5, 7200),
-            Training("static", RunRole::kStatic, 100, 7000)};
+  r.runs = {Training("training", Baseline::kNone, 99.5, 7200),
+            Training("static", Baseline::kStatic, 100, 7000)};
   r.runs[0].vs_static = BaselineVerdict{0.995, 1.03, false, "GPU-hours 0.995x static"};
   r.runs[0].cut = true;
   r.runs[0].end_s = 7200;

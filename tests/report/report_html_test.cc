@@ -32,11 +32,11 @@ Decision Scaled(const std::string& w, double t_s, int from, int to, const std::s
 
 // A run of one InferenceService workload, with a short timeline whose figures scale with `k`
 // (so runs differ), and one scaling decision.
-RunSummary InferenceRun(const std::string& label, double k, RunRole role = RunRole::kPolicy) {
+RunSummary InferenceRun(const std::string& label, double k, Baseline role = Baseline::kNone) {
   RunSummary r;
   r.label = label;
   r.policy = label;
-  r.role = role;
+  r.baseline = role;
   WorkloadSummary w;
   w.name = "svc";
   w.kind = "InferenceService";
@@ -75,11 +75,11 @@ RunSummary InferenceRun(const std::string& label, double k, RunRole role = RunRo
 }
 
 // A training run: nodes, phases, a failure and a rescale decision.
-RunSummary TrainingRun(const std::string& label, RunRole role = RunRole::kPolicy) {
+RunSummary TrainingRun(const std::string& label, Baseline role = Baseline::kNone) {
   RunSummary r;
   r.label = label;
   r.policy = label;
-  r.role = role;
+  r.baseline = role;
   WorkloadSummary w;
   w.name = "job";
   w.kind = "TrainingJob";
@@ -245,7 +245,7 @@ TEST(ReportHtml, TrainingPageShowsWhyNotOnlyWhenStaticWasNotBeaten) {
     SCOPED_TRACE(c.name);
     RunSummary training = TrainingRun("training");
     training.workloads[0].gpu_hours = c.gpu_hours;
-    Report r = Make("train", {training, TrainingRun("static", RunRole::kStatic)});
+    Report r = Make("train", {training, TrainingRun("static", Baseline::kStatic)});
     Judge(r, Targets{});
     const std::string html = ReportHtml(r);
     EXPECT_EQ(html.find("GPU-hours 0.995x static (not below 0.99x)") != std::string::npos, c.shown);
@@ -270,7 +270,7 @@ TEST(ReportHtml, TrainingPageShowsWhyNotOnlyWhenStaticWasNotBeaten) {
 }
 
 TEST(ReportHtml, TheTrainingOraclesFiguresAndPlanAreShown) {
-  RunSummary training = TrainingRun("training"), st = TrainingRun("static", RunRole::kStatic);
+  RunSummary training = TrainingRun("training"), st = TrainingRun("static", Baseline::kStatic);
   for (RunSummary* r : {&training, &st}) {
     OracleFigures o;
     o.gpu_hours = 80;
@@ -321,7 +321,7 @@ TEST(ReportHtml, TheDecisionLogListsWhatEachRunDidAndIsSearchable) {
 }
 
 TEST(ReportHtml, SeveralWorkloadsGetTotalsAndASectionEach) {
-  RunSummary a = InferenceRun("aiscale", 1), b = InferenceRun("static", 2, RunRole::kStatic);
+  RunSummary a = InferenceRun("aiscale", 1), b = InferenceRun("static", 2, Baseline::kStatic);
   for (RunSummary* r : {&a, &b}) {
     WorkloadSummary job = TrainingRun(r->label).workloads[0];
     r->workloads.push_back(job);

@@ -78,11 +78,11 @@ TEST(RunSummary, BaselinesAreFoundByRole) {
   r.runs.resize(3);
   r.runs[0].label = "static";  // a label is not a role
   r.runs[1].label = "peak";
-  r.runs[1].role = RunRole::kStaticPeak;
+  r.runs[1].baseline = Baseline::kStaticPeak;
   r.runs[2].label = "fixed";
-  r.runs[2].role = RunRole::kStatic;
-  EXPECT_EQ(r.Baseline(RunRole::kStatic), &r.runs[2]);
-  EXPECT_EQ(r.Baseline(RunRole::kStaticPeak), &r.runs[1]);
+  r.runs[2].baseline = Baseline::kStatic;
+  EXPECT_EQ(r.FindBaseline(Baseline::kStatic), &r.runs[2]);
+  EXPECT_EQ(r.FindBaseline(Baseline::kStaticPeak), &r.runs[1]);
   r.runs[0].workloads = {Workload("b", 1, 1, 1), Workload("a", 1, 1, 1)};
   r.runs[1].workloads = {Workload("a", 1, 1, 1), Workload("c", 1, 1, 1)};
   EXPECT_EQ(r.WorkloadNames(), (std::vector<std::string>{"b", "a", "c"}));

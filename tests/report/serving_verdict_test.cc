@@ -88,9 +88,9 @@ TEST(ServingVerdict, EachTargetIsJudgedAndMissesAreExplained) {
     SCOPED_TRACE(c.name);
     const WorkloadSummary w = Service(c.gpu_h, c.attainment, 30, 10);
     const std::vector<PeerRun> peers = {
-        {"predictive", "predictive", RunRole::kPolicy, &w},
-        {"hpa", "hpa", RunRole::kPolicy, &hpa},
-        {"static-peak", "static-peak", RunRole::kStaticPeak, &peak}};
+        {"predictive", "predictive", Baseline::kNone, &w},
+        {"hpa", "hpa", Baseline::kNone, &hpa},
+        {"static-peak", "static-peak", Baseline::kStaticPeak, &peak}};
     const std::optional<Verdict> v = JudgeServing(w, "predictive", peers, IssueThreeTargets());
     ASSERT_TRUE(v.has_value());
     EXPECT_EQ(Met(*v, "gpu_hours_over_oracle"), c.oracle_met);
@@ -108,7 +108,7 @@ TEST(ServingVerdict, EachTargetIsJudgedAndMissesAreExplained) {
 
 TEST(ServingVerdict, OnlyTheTargetsTheScenarioSetsAreJudged) {
   const WorkloadSummary w = Service(19, 0.97), hpa = Service(20, 0.95);
-  const std::vector<PeerRun> peers = {{"hpa-queue", "hpa", RunRole::kPolicy, &hpa}};
+  const std::vector<PeerRun> peers = {{"hpa-queue", "hpa", Baseline::kNone, &hpa}};
   struct Case {
     std::string name;
     Targets targets;

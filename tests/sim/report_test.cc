@@ -88,7 +88,7 @@ namespace {
 RunResult FakeRun(const std::string& policy, double gpu_hours, double completion_s) {
   RunResult r;
   r.policy = policy;
-  r.role = policy == "static" ? report::RunRole::kStatic : report::RunRole::kPolicy;
+  r.baseline = policy == "static" ? report::Baseline::kStatic : report::Baseline::kNone;
   WorkloadRun w;
   w.name = "job";
   w.summary.gpu_hours = gpu_hours;
@@ -122,7 +122,7 @@ TEST(Report, ComparesEachPolicyToStaticAndSaysWhyNot) {
     const nlohmann::json j = ReportJson(sr);
     ASSERT_TRUE(j["runs"][0].contains("vs_static"));
     EXPECT_FALSE(j["runs"][1].contains("vs_static"));
-    EXPECT_EQ(j["runs"][1]["role"], "static");
+    EXPECT_EQ(j["runs"][1]["baseline"], "static");
     const auto& v = j["runs"][0]["vs_static"];
     EXPECT_DOUBLE_EQ(v["gpu_hours_ratio"].get<double>(), c.gpu_hours / 100);
     EXPECT_EQ(v["beats_static"].get<bool>(), c.beats);
