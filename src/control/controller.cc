@@ -226,7 +226,7 @@ Decision Controller::Plan(Workload& w, bool& acts) {
   ReadSignals(w, now, d);
   const std::optional<int> max_available = PoolRoom(w, scale->current, scale->max_available);
 
-  PolicyInput in{w.signals, scale->current, scale->ready, now, max_available};
+  PolicyInput in{w.signals, scale->current, scale->ready, now, max_available, w.pool_limit};
   d.recommendation = b.policy->Recommend(in, w.policy_state);
   Resolve(w, d);
   if (!d.recommendation.valid) {

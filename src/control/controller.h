@@ -13,6 +13,7 @@
 #pragma once
 
 #include <atomic>
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -145,6 +146,8 @@ class Controller {
     std::string key, policy_key, stabilizer_key, pool_key;  // in the Store, built once
     int last_current = 0;  // the engine's size at the last successful Observe
     bool steered = false;  // an operator's pause or pin shaped this tick's decision
+    std::optional<int> pool_limit;                // PolicyInput::pool_limit for the next tick
+    std::deque<std::pair<double, int>> wants;  // (t_s, want) over the pool's trend window
     size_t collect_id = 0;
     std::vector<size_t> signal_slots;  // binding.signals[k] -> its slot in `signals`
     Workload(WorkloadBinding b) : binding(std::move(b)), signals(binding.history_capacity) {}
@@ -160,6 +163,8 @@ class Controller {
   PoolClaim ClaimOf(const Workload& w, const Decision& d, bool acts, TimePoint now) const;
   void CountPool(const Allocation& a) const;
   PoolView PoolViewOf(const Allocation& a) const;
+  int Expected(Workload& w, const PoolClaim& c, TimePoint now) const;
+  std::optional<int64_t> StableIdle(double now_s);
   void ReadSignals(Workload& w, TimePoint now, Decision& d);
   void Resolve(const Workload& w, Decision& d) const;
   void Act(Workload& w, TimePoint now, Decision& d);
@@ -187,6 +192,8 @@ class Controller {
   const PoolAllocator* allocator_ = nullptr;
   std::unique_ptr<PoolWatch> pool_watch_;
   Allocation last_allocation_;  // for PoolRoom and the API
+  std::deque<std::pair<double, int64_t>> idle_history_;  // (t_s, idle GPUs) after allocations
+  std::optional<int64_t> last_elastic_idle_;              // StableIdle at the last allocation
   std::string last_pool_note_;
   mutable std::mutex reason_mu_;  // guards not_applying_reason_
   std::string not_applying_reason_;

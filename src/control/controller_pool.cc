@@ -15,6 +15,10 @@ double HoldSeconds(const PoolSpec& spec, const PoolMember& m) {
 
 constexpr const char* kShrunkAt = "pool.shrunk_at";  // seconds on the tick clock; absent: never
 
+// How far back a workload's wants are read for their trend: as long as a shrunk job's hold,
+// and at least five minutes.
+double TrendWindow(const PoolSpec& spec) { return std::max(spec.regrow_delay_s, 300.0); }
+
 void DeclarePoolMetrics(Telemetry& t) {
   t.DeclareGauge("aiscale_pool_gpus",
                  "GPUs in the shared pool the allocator counted (0 while "
@@ -61,7 +65,9 @@ std::optional<int> Controller::PoolRoom(const Workload& w, int current,
   const PoolMember& m = *w.binding.pool;
   const TenantSpec& t = pool_spec_->tenants[m.tenant];
   const TenantUsage& u = last_allocation_.tenants[m.tenant];
-  const int64_t idle = last_allocation_.pool_gpus - last_allocation_.granted_gpus;
+  // Idle GPUs it may grow into: those idle for the lend delay (StableIdle), less what is granted.
+  const int64_t idle = std::min(last_allocation_.pool_gpus - last_allocation_.granted_gpus,
+                                last_elastic_idle_.value_or(0));
   int64_t borrow_room = t.borrow_limit ? t.guaranteed + *t.borrow_limit - u.granted : idle;
   const int64_t room = std::max(std::min(idle, borrow_room), t.guaranteed - u.granted);
   const int64_t replicas = std::max<int64_t>(0, room) / std::max(1, m.gpus_per_replica);
@@ -109,10 +115,13 @@ void Controller::AllocatePool(std::vector<Decision>& ds, const std::vector<char>
                                        : std::optional<int64_t>(it->second));
     }
   }
+  in.elastic_idle = StableIdle(SinceEpochSeconds(now));
+  last_elastic_idle_ = in.elastic_idle;
   std::vector<size_t> index;  // claim -> workload
   for (size_t i = 0; i < workloads_.size(); ++i) {
     if (!workloads_[i]->binding.pool) continue;
     in.claims.push_back(ClaimOf(*workloads_[i], ds[i], acts[i], now));
+    in.claims.back().expected = Expected(*workloads_[i], in.claims.back(), now);
     index.push_back(i);
   }
   in.shrink_cost = [&](size_t k, int to) {
@@ -126,6 +135,10 @@ void Controller::AllocatePool(std::vector<Decision>& ds, const std::vector<char>
   };
   last_allocation_ = allocator_->Allocate(in);
   last_pool_note_ = in.pool_detail;
+  if (last_allocation_.pool_known) {
+    idle_history_.emplace_back(SinceEpochSeconds(now),
+                               last_allocation_.pool_gpus - last_allocation_.granted_gpus);
+  }
   for (size_t k = 0; k < index.size(); ++k) {
     RecordPool(*workloads_[index[k]], ds[index[k]], in.claims[k], last_allocation_.grants[k], now);
   }
@@ -173,6 +186,30 @@ void Controller::RecordPool(Workload& w, Decision& d, const PoolClaim& c, const 
     }
   }
   d.constrained = g.replicas;
+  w.pool_limit = g.replicas < c.want ? std::optional<int>(g.replicas) : std::nullopt;
+}
+
+// The want `c` expects within the trend window: its growth over the last window, once more
+// (a ramp continues; a flat or falling want expects itself), within its bounds.
+int Controller::Expected(Workload& w, const PoolClaim& c, TimePoint now) const {
+  const double t = SinceEpochSeconds(now);
+  w.wants.emplace_back(t, c.want);
+  while (w.wants.size() > 1 && w.wants[1].first <= t - TrendWindow(*pool_spec_)) {
+    w.wants.pop_front();
+  }
+  const int rise = std::max(0, c.want - w.wants.front().second);
+  return std::min(w.binding.max_replicas, c.want + rise);
+}
+
+// The fewest idle GPUs over the last lend delay: what has been idle all that time. Nothing
+// before the history covers a whole delay.
+std::optional<int64_t> Controller::StableIdle(double now_s) {
+  const double since = now_s - pool_spec_->lend_delay_s;
+  while (idle_history_.size() > 1 && idle_history_[1].first <= since) idle_history_.pop_front();
+  if (idle_history_.empty() || idle_history_.front().first > since) return 0;
+  int64_t least = idle_history_.front().second;
+  for (const auto& [t, idle] : idle_history_) least = std::min(least, idle);
+  return least;
 }
 
 void Controller::CountPool(const Allocation& a) const {

@@ -24,6 +24,9 @@ struct PolicyInput {
   int ready = 0;    // ready replicas
   TimePoint now{};
   std::optional<int> max_available;  // from ScaleState
+  // In a shared pool: what the pool granted at the last tick when it was less than the policy
+  // asked (nullopt otherwise). A size the pool set is its limit, not a failure of the engine.
+  std::optional<int> pool_limit;
 };
 
 // A named number behind a decision ("predicted_gain_s", 412.0).

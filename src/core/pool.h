@@ -48,6 +48,9 @@ struct PoolSpec {
   // A drop in the engine's reported size takes effect only once it has lasted this long (a node
   // flapping NotReady is not a reason to shrink a job); a rise takes effect at once.
   double shrink_grace_s = 60;
+  // Idle GPUs are lent to elastic workloads beyond their guarantee only once they have been
+  // idle this long: a job is not grown into a trough shorter than its restart.
+  double lend_delay_s = 120;
   // Off: the allocator is not run (comparison runs: each workload scaled on its own, as if
   // GPUs were unlimited; the engine still cannot start more than the pool holds).
   bool allocate = true;

@@ -32,6 +32,10 @@ struct PoolClaim {
   bool elastic = false;
   bool may_borrow = true;    // false for a workload the pool may not shrink
   bool regrow_held = false;  // shrunk by the pool recently: no growth this tick
+  // What it expects to want within the hold of a job shrunk for it (>= want; 0: want). When a
+  // reclaim must restart an elastic job anyway, it frees enough for this, not only for now: one
+  // restart per peak instead of one per tick of a ramp.
+  int expected = 0;
 };
 
 enum class GrantReason {
@@ -76,6 +80,10 @@ struct AllocatorInput {
   std::vector<TenantSpec> tenants;
   std::vector<std::optional<int64_t>> tenant_ceilings;  // per tenant (or empty); engine quota
   std::vector<std::string> priorities;                  // class names by rank, for the reasons
+  // Idle GPUs elastic workloads may grow into beyond their guarantee this tick: those idle for
+  // the pool's lend delay (a job is not grown into a trough that ends before its restart does).
+  // nullopt: every idle GPU.
+  std::optional<int64_t> elastic_idle;
   ReclaimMode mode = ReclaimMode::kShrink;
   std::vector<PoolClaim> claims;
   // GPU-seconds of useful work lost if claim `i` is shrunk from its current size to `to`

@@ -123,11 +123,22 @@ bool AllocatorRun::BestElastic(const Asker& a, Tier tier, int64_t need, Option& 
 int64_t AllocatorRun::ReclaimElastic(const Asker& a, Tier tier, int64_t need) {
   int64_t got = 0;
   Option o{};
-  while (got < need && BestElastic(a, tier, need - got, o)) {
+  // The first job shrunk pays a restart whatever it frees: it frees for the asker's expected
+  // need if it can; any further job only for what is still short now.
+  int64_t aim = std::max(need, ExpectedShort(a));
+  while (got < need && BestElastic(a, tier, aim - got, o)) {
     Take(o.victim, o.to, a);
     got += o.freed;
+    aim = need;
   }
   return got;
+}
+
+int64_t AllocatorRun::ExpectedShort(const Asker& a) const {
+  if (a.claim == kNone || C(a.claim).expected <= C(a.claim).want) return 0;
+  const int64_t more = Gpus(a.claim, C(a.claim).expected - grant_[a.claim]);
+  const int64_t room = a.owned ? OwnedRoom(a.tenant) : BorrowRoom(a.tenant);
+  return std::max<int64_t>(0, std::min(more, room) - free_);
 }
 
 // Serving and other workloads that are not elastic: the lowest priority first, toward floors

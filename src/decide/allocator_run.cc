@@ -1,10 +1,13 @@
 #include "decide/allocator_run.h"
 
 #include <algorithm>
+#include <limits>
 
 namespace aiscale::decide {
 AllocatorRun::AllocatorRun(const AllocatorInput& in)
-    : in_(in), pool_(std::max<int64_t>(0, in.pool_gpus.value_or(0))) {
+    : in_(in),
+      pool_(std::max<int64_t>(0, in.pool_gpus.value_or(0))),
+      elastic_idle_left_(in.elastic_idle.value_or(std::numeric_limits<int64_t>::max())) {
   const size_t n = in.claims.size();
   grant_.assign(n, 0);
   held_.assign(in.tenants.size(), 0);
@@ -142,7 +145,8 @@ void AllocatorRun::ShareWithinTenant(std::vector<size_t> requests, int64_t gpus)
     const int64_t fair = left / static_cast<int64_t>(requests.size() - k);
     const int64_t give = RoundDown(
         std::min(Gpus(r, C(r).want - grant_[r]), std::max(fair, StepGpus(r))), StepGpus(r));
-    const int64_t given = std::min(give, RoundDown(left, StepGpus(r)));
+    int64_t given = std::min(give, RoundDown(left, StepGpus(r)));
+    if (C(r).elastic) given = std::min(given, RoundDown(elastic_idle_left_, StepGpus(r)));
     if (given > 0) Give(r, given);
     left -= given;
   }
@@ -150,7 +154,9 @@ void AllocatorRun::ShareWithinTenant(std::vector<size_t> requests, int64_t gpus)
 
 void AllocatorRun::Give(size_t i, int64_t gpus) {
   const int t = C(i).tenant;
-  borrowed_[i] += std::max<int64_t>(0, gpus - std::max<int64_t>(0, OwnedRoom(t)));
+  const int64_t borrowed = std::max<int64_t>(0, gpus - std::max<int64_t>(0, OwnedRoom(t)));
+  borrowed_[i] += borrowed;
+  if (C(i).elastic) elastic_idle_left_ = std::max<int64_t>(0, elastic_idle_left_ - borrowed);
   grant_[i] += static_cast<int>(gpus / std::max(1, C(i).gpus_per_replica));
   held_[t] += gpus;
   free_ -= gpus;
@@ -164,6 +170,8 @@ int64_t AllocatorRun::Obtain(size_t r, int64_t gpus, bool owned) {
   const int t = C(r).tenant;
   const int64_t step = StepGpus(r);
   auto room = [&] { return std::max<int64_t>(0, owned ? OwnedRoom(t) : BorrowRoom(t)); };
+  // Borrowing elastic growth takes only GPUs idle long enough (AllocatorInput::elastic_idle).
+  if (!owned && C(r).elastic) gpus = std::min(gpus, elastic_idle_left_);
   gpus = RoundDown(gpus, step);
   if (gpus <= 0) return 0;
   if (WholeJob(r)) {  // gang admission on idle GPUs only

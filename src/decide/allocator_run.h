@@ -74,6 +74,9 @@ class AllocatorRun {
   // The claims a tier looks at: the asker's tenant, the tenants lending, or everyone.
   std::vector<size_t> Candidates(const Asker& a, Tier tier) const;
   std::string AskerName(const Asker& a) const;
+  // GPUs beyond `need` the asker expects to want within a shrunk job's hold (PoolClaim::expected)
+  // and may take: freed with the same restart when an elastic job must shrink anyway.
+  int64_t ExpectedShort(const Asker& a) const;
   std::string PriorityName(int rank) const;
 
   void ShareIdle(const std::vector<size_t>& requests);
@@ -94,6 +97,7 @@ class AllocatorRun {
   std::vector<bool> capped_;             // per claim: stopped by its tenant's borrow room
   mutable std::vector<std::pair<int, double>> cost_cache_;  // per claim: (to, cost) last asked
   int64_t reclaimed_total_ = 0;
+  int64_t elastic_idle_left_;  // AllocatorInput::elastic_idle, as elastic growth takes it
 };
 
 }  // namespace aiscale::decide

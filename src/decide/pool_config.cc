@@ -165,7 +165,7 @@ PoolSpec ParsePool(const config::ConfigNode& pool) {
     return spec;
   }
   pool.CheckKnown({"size", "from", "tenants", "priorities", "reclaim", "regrow_delay",
-                   "shrink_grace", "kubernetes", "slurm"});
+                   "shrink_grace", "lend_delay", "kubernetes", "slurm"});
   ParseSize(pool, spec);
   spec.tenants = ParseTenants(pool.Child("tenants"));
   if (spec.tenants.empty() && !pool.Has("tenants")) spec.tenants.push_back({"default", 0, {}, 1});
@@ -177,6 +177,8 @@ PoolSpec ParsePool(const config::ConfigNode& pool) {
   spec.regrow_delay_s = pool.DurationSeconds("regrow_delay", 0, config::Between(0, 7 * 86400));
   spec.shrink_grace_s =
       pool.DurationSeconds("shrink_grace", spec.shrink_grace_s, config::Between(0, 86400));
+  spec.lend_delay_s =
+      pool.DurationSeconds("lend_delay", spec.lend_delay_s, config::Between(0, 86400));
   CheckGuarantees(pool, spec);
   return spec;
 }

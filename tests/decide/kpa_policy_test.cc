@@ -46,7 +46,7 @@ struct Harness {
     return Ask(now);
   }
   Recommendation Ask(TimePoint now) {
-    PolicyInput in{signals, current, ready, now, std::nullopt};
+    PolicyInput in{signals, current, ready, now, std::nullopt, std::nullopt};
     Recommendation r = policy->Recommend(in, state);
     if (r.valid) current = ready = r.desired;
     return r;
@@ -161,7 +161,8 @@ TEST(KpaPolicy, ActivationFromZeroUsesActivationSignal) {
       signals.Ingest("queue_len", {{"queue_len", "", *c.queue, now, true}}, now, Seconds(45));
     }
     PersistentState state;
-    Recommendation r = p->Recommend({signals, c.current, 0, now, std::nullopt}, state);
+    Recommendation r =
+        p->Recommend({signals, c.current, 0, now, std::nullopt, std::nullopt}, state);
     EXPECT_EQ(r.valid, c.valid);
     if (r.valid) {
       EXPECT_EQ(r.desired, c.want);

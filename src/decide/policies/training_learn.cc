@@ -33,7 +33,10 @@ void TrackSizeChanges(TrainingTick& k) {
   const double now = k.now;
   if (in.current != t.prev_current) {
     ChangeKind kind = ChangeKind::kRescale;
-    if (in.current < t.prev_current && in.current < t.last_asked) {
+    const bool by_pool = in.pool_limit && in.current == *in.pool_limit;
+    if (by_pool) {
+      t.last_asked = in.current;  // the pool's grant is the size asked now: no node to replace
+    } else if (in.current < t.prev_current && in.current < t.last_asked) {
       kind = ChangeKind::kFailure;
     } else if ((in.current == t.last_asked && IsKind(t.pending, ChangeKind::kReplacement)) ||
                (in.current > t.prev_current && in.current <= t.last_asked &&
