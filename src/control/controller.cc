@@ -152,6 +152,11 @@ Decision Controller::Decide(Workload& w) {
   d.ready = scale->ready;
   d.engine_detail = scale->detail;
   ReadSignals(w, now, d);
+  w.completed = scale->completed;
+  if (w.completed) {
+    RecordCompleted(d);
+    return d;
+  }
 
   PolicyInput in{w.signals, scale->current, scale->ready, now, scale->max_available};
   d.recommendation = b.policy->Recommend(in, w.policy_state);
@@ -175,6 +180,17 @@ Decision Controller::Decide(Workload& w) {
   }
   Act(w, now, d);
   return d;
+}
+
+// A finished workload: nothing to decide or apply, and the Decision says so.
+void Controller::RecordCompleted(Decision& d) const {
+  d.recommendation.desired = d.stabilized = d.constrained = d.current;
+  d.recommendation.valid = true;
+  d.recommendation.rule = std::string(kRuleCompleted);
+  std::string& why = d.recommendation.reason;
+  why = "the engine reports the workload completed";
+  if (!d.engine_detail.empty()) why.append(" (").append(d.engine_detail).append(")");
+  why.append(": no restart, replacement or rescale");
 }
 
 void Controller::ReadSignals(Workload& w, TimePoint now, Decision& d) {
@@ -305,6 +321,7 @@ void Controller::Publish(const std::vector<Decision>& decisions, TimePoint now) 
     v.current = d.action == Action::kScaled ? d.constrained : d.current;
     v.ready = d.ready;
     v.desired = d.constrained;
+    if (w.completed) v.state = std::string(kRuleCompleted);
     v.last = d;
     for (const SignalBinding& s : w.binding.signals) {
       const SignalSnapshot& snap = w.signals.Get(s.signal);
