@@ -19,7 +19,11 @@ split across the ranks). docs/training-engine-contract.md is the contract; in sh
 - every worker prints "aiscale-elastic: worker rank R of W started at step S" once it joined
   a rendezvous (the agent's readiness line for aiscale);
 - rank 0 appends one JSON object per line to --events (start, phase, step, ckpt, stop, done),
-  which tests read to compute the world size, the resumed step and the samples lost.
+  which tests read to compute the world size, the resumed step and the samples lost; each
+  carries the run's id (`run`: --run-id, else the id kept in <ckpt-dir>/run_id, made at the
+  run's first start), so `aiscale calibrate --run ID` reads one run of a log several appended to;
+- the job exits 0 only when it finished (every epoch trained): torchrun then ends its agent
+  with 0, which aiscale's engines take as the job's completion (restart_policy OnFailure).
 """
 import argparse
 import datetime
@@ -56,18 +60,42 @@ def parse_args(argv=None):
     p.add_argument("--ckpt-every", type=int, default=50, help="steps between periodic checkpoints")
     p.add_argument("--hold-s", type=float, default=20.0, help="hold after a requested checkpoint")
     p.add_argument("--pg-timeout-s", type=float, default=60.0)
+    p.add_argument("--run-id", default="", help="the run's id in the events; default: <ckpt-dir>/run_id")
     return p.parse_args(argv)
+
+
+def run_id(args):
+    """The run's id: --run-id, else the one kept in the checkpoint directory (made once, at the
+    run's first start, so every restart of the run carries the same id)."""
+    if args.run_id:
+        return args.run_id
+    os.makedirs(args.ckpt_dir, exist_ok=True)
+    path = os.path.join(args.ckpt_dir, "run_id")
+    try:
+        with open(path) as f:
+            rid = f.read().strip()
+        if rid:
+            return rid
+    except FileNotFoundError:
+        pass
+    rid = time.strftime("%Y%m%dT%H%M%S") + "-" + os.urandom(3).hex()
+    tmp = path + ".tmp." + str(os.getpid())
+    with open(tmp, "w") as f:
+        f.write(rid + "\n")
+    os.replace(tmp, path)
+    return rid
 
 
 class Events:
     """Rank 0's JSON-lines log; a no-op elsewhere."""
 
-    def __init__(self, path, enabled):
+    def __init__(self, path, enabled, run):
         self.f = open(path, "a", buffering=1) if (path and enabled) else None
+        self.run = run
 
     def emit(self, ev, **kw):
         if self.f:
-            self.f.write(json.dumps({"ev": ev, "t": round(time.time(), 3), **kw}) + "\n")
+            self.f.write(json.dumps({"ev": ev, "t": round(time.time(), 3), "run": self.run, **kw}) + "\n")
 
 
 class Shared:
@@ -210,7 +238,7 @@ class Job:
         self.a = args
         self.rank = dist.get_rank()
         self.world = dist.get_world_size()
-        self.events = Events(args.events, self.rank == 0)
+        self.events = Events(args.events, self.rank == 0, run_id(args) if self.rank == 0 else "")
         self.shared = Shared()
         self.term = False
         self.total = args.epochs * args.epoch_samples

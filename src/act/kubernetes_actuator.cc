@@ -105,6 +105,21 @@ bool NodeSchedulable(const json& node) {
 
 }  // namespace
 
+std::optional<std::string> SucceededCondition(const json& object) {
+  const json* conds = Lookup(object, "status.conditions");
+  if (!conds || !conds->is_array()) return std::nullopt;
+  for (const json& c : *conds) {
+    const std::string type = StringAt(c, "type");
+    if ((type == "Succeeded" || type == "Complete") && StringAt(c, "status") == "True") {
+      std::string why = "status condition " + type;
+      const std::string message = StringAt(c, "message");
+      if (!message.empty()) why.append(": ").append(message);
+      return why;
+    }
+  }
+  return std::nullopt;
+}
+
 std::optional<int> GpusPerReplica(const KubeResource& r, const json& object) {
   const char* path = nullptr;
   if (r.group == "apps") path = "spec.template.spec";
@@ -180,6 +195,11 @@ Result<ScaleState> KubernetesActuator::Observe(const WorkloadRef&) {
   const std::optional<int> ready_n = ready ? Int32(*ready) : std::optional<int>(0);
   if (!ready_n) return Status::Internal(ctx + ": " + field + " is not an integer from 0 to 2^31-1");
   s.ready = *ready_n;  // omitted when zero
+  if (const std::optional<std::string> done = SucceededCondition(object)) {
+    s.completed = true;  // the training operator says the job finished: nothing to scale
+    s.detail = *done;
+    return s;
+  }
   if (s.ready < s.current) {
     s.detail = std::to_string(s.ready) + " of " + std::to_string(s.current) + " replicas ready (" +
                field + ")";

@@ -8,7 +8,8 @@
 // AiscaleRescale) on the object. With gpu_capacity it also lists nodes and pods once per
 // Observe (O(cluster)) to report max_available. Errors carry the API's own message and a kind
 // (NotFound, PermissionDenied, Conflict, Unavailable, DeadlineExceeded). Leaves the workload
-// running on Shutdown. Thread-safe.
+// running on Shutdown. An object whose status has a Succeeded (PyTorchJob) or Complete (Job)
+// condition that is True is reported completed (ScaleState::completed). Thread-safe.
 #pragma once
 
 #include <functional>
@@ -62,6 +63,12 @@ Result<std::unique_ptr<Actuator>> MakeKubernetesActuator(const WorkloadRef& ref,
                                                          KubernetesTargetConfig cfg,
                                                          const BuildEnv& env,
                                                          const KubeAuthEnv& auth_env);
+
+// Whether `object`'s status says it finished with success: a condition of type Succeeded (the
+// Kubeflow training operator's PyTorchJob, kubeflow.org/v1 JobStatus) or Complete (batch/v1
+// Job) with status "True". Returns the condition as text ("status condition Succeeded:
+// PyTorchJob train/llama is successfully completed."), nullopt when it does not.
+std::optional<std::string> SucceededCondition(const nlohmann::json& object);
 
 // The GPUs one replica of `object` requests (its pod template's containers), or nullopt when
 // the resource's template is not known.

@@ -162,7 +162,8 @@ Result<ScaleState> LocalActuator::Observe(const WorkloadRef& ref) {
     if (seen++ >= desired_) break;
     if (r.pid != 0 && r.ready) ++s.ready;
   }
-  if (s.ready < s.current) s.detail = DetailLocked(clock_.Now());
+  s.completed = job_done_;
+  if (s.ready < s.current || job_done_) s.detail = DetailLocked(clock_.Now());
   return s;
 }
 
@@ -217,8 +218,14 @@ std::string LocalActuator::DetailLocked(TimePoint now) const {
   for (const auto& [index, r] : replicas_) {
     if (seen++ >= desired_) break;
     const std::string name = "replica " + std::to_string(index);
-    if (r.pid != 0 && r.ready) continue;
-    if (r.pid == 0 && !r.last_error.empty()) {
+    if (r.pid != 0 && r.ready && !job_done_) continue;
+    if (r.pid != 0 && job_done_) {
+      parts.push_back(name + " still running: the job finished, it is left to exit");
+    } else if (r.completed) {
+      parts.push_back(name + " exited 0: the job finished");
+    } else if (job_done_ && r.pid == 0) {
+      parts.push_back(name + " not started again: the job finished");
+    } else if (r.pid == 0 && !r.last_error.empty()) {
       std::string p = r.last_error;
       if (r.failures > 1) p += " (" + std::to_string(r.failures) + " times in a row)";
       parts.push_back(p + "; next start in " + FormatSeconds(r.next_start - now));

@@ -8,9 +8,12 @@
 // starts scale-downs; each stop (pre-stop hook, SIGTERM, grace, SIGKILL to the group) runs on
 // a worker thread of its own. Scale-up takes the lowest free indices; scale-down removes the
 // highest, except that in torchrun mode the replica hosting the rendezvous store
-// (rendezvous_host_replica) goes only when it is the last one. Children never outlive the actuator:
-// PR_SET_PDEATHSIG covers a killed aiscale, pid records in run_dir let the next Start kill what a
-// crashed one left, and Shutdown (also run by the destructor) stops and reaps every replica.
+// (rendezvous_host_replica) goes only when it is the last one. Under restart_policy OnFailure
+// (torchrun's default) a replica that exits 0 ends the job: nothing is started again, and
+// Observe says completed (the replicas still finishing count in ready until they exit). Children
+// never outlive the actuator: PR_SET_PDEATHSIG covers a killed aiscale, pid records in run_dir let
+// the next Start kill what a crashed one left, and Shutdown (also run by the destructor) stops and
+// reaps every replica.
 //
 //   LocalActuator act(ref, LocalTargetConfig::Parse(node), clock, http, /*initial=*/1);
 //   RETURN_IF_ERROR(act.Start());   // kNotFound: no such command; kUnavailable: port in use
@@ -59,6 +62,8 @@ class LocalActuator final : public Actuator {
 
   std::string_view Name() const override { return "local"; }
   // current = desired; ready = replicas whose readiness passes now; detail says why not.
+  // completed once a replica exited 0 under restart_policy OnFailure (the job finished; the
+  // replicas still running, counted in ready, are left to exit).
   Result<ScaleState> Observe(const WorkloadRef& ref) override;
   // Records the desired count and wakes the supervisor; kInvalid when negative,
   // kUnavailable after Shutdown.
@@ -83,6 +88,7 @@ class LocalActuator final : public Actuator {
     TimePoint started_at{};
     bool ready = false;
     bool ever_ready = false;  // readiness passed since this process started
+    bool completed = false;   // exited 0 under restart_policy OnFailure
     int failures = 0;         // crashes (or failed starts) in a row
     TimePoint next_start{};
     std::string last_error;  // "replica 2 exited with status 1"
@@ -140,6 +146,7 @@ class LocalActuator final : public Actuator {
   bool shutting_down_ = false;
   bool wake_pending_ = false;        // Apply or a stopper asked the supervisor to look now
   std::map<int, Replica> replicas_;  // the replicas that should run, by index
+  bool job_done_ = false;            // a replica completed (OnFailure): start nothing again
   std::list<Stopper> stoppers_;      // replicas being stopped (not current, not ready)
   std::thread supervisor_;
   std::mutex shutdown_mu_;  // serializes Shutdown callers

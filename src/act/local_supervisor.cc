@@ -2,6 +2,8 @@
 // (re)starts replicas with backoff and hands scale-downs to stopper threads. Each step copies
 // what it needs from the table under mu_, does its I/O unlocked, then writes back under mu_;
 // only this thread changes which process a replica runs, so the write-back checks the pid.
+#include <sys/wait.h>
+
 #include <algorithm>
 #include <cmath>
 #include <tuple>
@@ -85,9 +87,18 @@ void LocalActuator::ReapExits() {
   for (const auto& [index, pid, status] : exited) {
     auto it = replicas_.find(index);
     if (it == replicas_.end() || it->second.pid != pid) continue;
-    it->second.pid = 0;
-    RecordFailureLocked(it->second,
-                        "replica " + std::to_string(index) + " " + DescribeWaitStatus(status), now);
+    Replica& r = it->second;
+    r.pid = 0;
+    if (cfg_.restart_policy == RestartPolicy::kOnFailure && WIFEXITED(status) &&
+        WEXITSTATUS(status) == 0) {
+      // The job finished (local_target.h RestartPolicy): nothing is started again.
+      r.completed = true;
+      r.ready = false;
+      job_done_ = true;
+      continue;
+    }
+    RecordFailureLocked(r, "replica " + std::to_string(index) + " " + DescribeWaitStatus(status),
+                        now);
   }
 }
 
@@ -174,6 +185,7 @@ void LocalActuator::Reconcile() {
       replicas_.emplace(i, std::move(r));
     }
     for (const auto& [index, r] : replicas_) {
+      if (job_done_) break;  // a finished job is never started again
       if (r.pid == 0 && now >= r.next_start && !IndexBusyLocked(index)) to_start.push_back(index);
     }
   }

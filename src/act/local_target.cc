@@ -166,6 +166,13 @@ void CheckHostUses(const ConfigNode& t, const LocalTargetConfig& c) {
 
 }  // namespace
 
+RestartPolicy ParseRestartPolicy(const ConfigNode& t, bool torchrun) {
+  const std::string fallback = torchrun ? "OnFailure" : "Always";
+  return t.Enum("restart_policy", fallback, {"Always", "OnFailure"}) == "OnFailure"
+             ? RestartPolicy::kOnFailure
+             : RestartPolicy::kAlways;
+}
+
 LocalTargetConfig LocalTargetConfig::Parse(const ConfigNode& t) {
   LocalTargetConfig c;
   if (!t.IsMap()) {
@@ -174,7 +181,7 @@ LocalTargetConfig LocalTargetConfig::Parse(const ConfigNode& t) {
   }
   t.CheckKnown({"engine", "command", "workdir", "env", "base_port", "readiness", "ready_timeout",
                 "grace_period", "pre_stop", "restart_backoff", "log_dir", "run_dir",
-                "rendezvous_host_replica"});
+                "rendezvous_host_replica", "restart_policy"});
   t.Enum("engine", "local", {"local"});
   c.command = ParseCommand(t, "command");
   c.shell_command = t.Child("command").raw().IsScalar();
@@ -197,6 +204,7 @@ LocalTargetConfig LocalTargetConfig::Parse(const ConfigNode& t) {
   if (t.Has("rendezvous_host_replica")) {
     c.rendezvous_host_replica = t.Int("rendezvous_host_replica", 0, config::Between(0, 10000));
   }
+  c.restart_policy = ParseRestartPolicy(t, c.rendezvous_host_replica >= 0);
   CheckPortUses(t, c);
   CheckHostUses(t, c);
   return c;

@@ -45,6 +45,16 @@ struct LocalPreStop {
   static LocalPreStop Parse(const config::ConfigNode& node);
 };
 
+// What a replica's exit with status 0 means. kAlways (a service that stopped): it is started
+// again, like after any exit. kOnFailure (a job, as Kubernetes' restartPolicy: OnFailure): the
+// job finished, so that replica is not restarted and no replica of the workload is started
+// again; once none runs, the workload is completed (ScaleState::completed). torchrun exits 0
+// only when every worker finished, so one agent's 0 is the whole job's success. Default:
+// kOnFailure in torchrun mode (rendezvous_host_replica set), kAlways otherwise.
+enum class RestartPolicy { kAlways, kOnFailure };
+// Reads `restart_policy: Always | OnFailure` of a target; `torchrun` picks the default.
+RestartPolicy ParseRestartPolicy(const config::ConfigNode& target, bool torchrun);
+
 struct LocalTargetConfig {
   // argv of each replica. A string command becomes {"/bin/sh", "-c", "exec <string>"}: one
   // command line whose program replaces the shell (so signals reach it); for a sequence of
@@ -68,6 +78,7 @@ struct LocalTargetConfig {
   // and {rdzv_is_host} is "1" on it and "0" on the others, for torchrun's
   // --rdzv_conf=is_host={rdzv_is_host}, so no other agent can take the store by starting first.
   int rendezvous_host_replica = -1;
+  RestartPolicy restart_policy = RestartPolicy::kAlways;
 
   // Reads `target` (a map); errors land in target.errors() at their field paths.
   static LocalTargetConfig Parse(const config::ConfigNode& target);

@@ -135,9 +135,11 @@ Result<SlurmActuator::Snapshot> SlurmActuator::Poll() {
     s.capacity_error = nodes.status().message();
   }
   for (SlurmJob& job : jobs) {
-    if (job.name != cfg_.job_name || !JobIsActive(job)) continue;
+    if (job.name != cfg_.job_name) continue;
     std::optional<int> index = ParseJobTag(job.comment, ref_.Key());
     if (!index) continue;
+    if (job.state == "COMPLETED") s.completed_ids.push_back(job.id);
+    if (!JobIsActive(job)) continue;
     Replica r{*index, std::move(job), "", false};
     if (JobIsRunning(r.job)) {
       auto it = address.find(r.job.nodes);
@@ -193,10 +195,11 @@ Status SlurmActuator::Sync() {
         it = (!still.count(*it) && !running_stop) ? stopping_.erase(it) : std::next(it);
       }
       std::erase_if(s.replicas, [&](const Replica& r) { return stopping_.count(r.job.id) > 0; });
+      NoteCompletionsLocked(s);
       for (const Replica& old : snap_.replicas) {
         const bool gone = std::none_of(s.replicas.begin(), s.replicas.end(),
                                        [&](const Replica& r) { return r.job.id == old.job.id; });
-        if (gone && old.index < desired_) {
+        if (gone && old.index < desired_ && !job_done_) {
           last_event_ = "replica " + std::to_string(old.index) + " (job " + old.job.id +
                         ") left the queue; resubmitting";
         }
@@ -215,6 +218,18 @@ Status SlurmActuator::Sync() {
     if (!st.ok() && result.ok()) result = st;
   }
   return result;
+}
+
+void SlurmActuator::NoteCompletionsLocked(const Snapshot& s) {
+  for (const Replica& r : s.replicas) seen_active_.insert(r.job.id);
+  if (cfg_.restart_policy != RestartPolicy::kOnFailure) return;
+  for (const std::string& id : s.completed_ids) {
+    // Only a job this actuator saw run: a COMPLETED one of an earlier run (Slurm lists ended
+    // jobs for MinJobAge) says nothing about this one.
+    if (!seen_active_.count(id) || job_done_) continue;
+    job_done_ = true;
+    last_event_ = "job " + id + " COMPLETED (exit 0): the job finished; nothing is resubmitted";
+  }
 }
 
 void SlurmActuator::PlanLocked(std::vector<Replica>& stop, std::vector<int>& submit) {
@@ -241,7 +256,7 @@ void SlurmActuator::PlanLocked(std::vector<Replica>& stop, std::vector<int>& sub
   });
   const int excess = static_cast<int>(unique.size()) - desired_;
   for (int i = 0; i < excess; ++i) stop.push_back(unique[i]);
-  if (excess >= 0) return;
+  if (excess >= 0 || job_done_) return;  // a finished job is never submitted again
   std::set<int> used;
   for (const Replica& r : unique) used.insert(r.index);
   for (int index = 0; static_cast<int>(submit.size()) < -excess; ++index) {
@@ -273,6 +288,7 @@ Status SlurmActuator::Submit(int index) {
     return id.status().Wrap("unable to submit replica " + std::to_string(index) + " of " +
                             ref_.Key() + " from " + cfg_.script);
   }
+  seen_active_.insert(*id);
   // Until the next poll shows it, the new job counts as pending.
   snap_.replicas.push_back(
       Replica{index, SlurmJob{*id, cfg_.job_name, "PENDING", "", JobTag(ref_.Key(), index), ""}, "",
@@ -369,6 +385,8 @@ Result<ScaleState> SlurmActuator::Observe(const WorkloadRef& ref) {
     s.ready += r.ready;
   }
   if (snap_.idle_nodes) s.max_available = running + *snap_.idle_nodes;
+  s.completed = job_done_;
+  if (s.completed) s.current = desired_;  // what was asked for: the Decision holds there
   s.detail = DetailLocked();
   return s;
 }

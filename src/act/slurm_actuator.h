@@ -12,7 +12,10 @@
 // reconciles; Apply reconciles at once. Observe reports the last poll: current = our PENDING
 // and RUNNING jobs (not being stopped), ready = RUNNING ones whose readiness passes,
 // max_available = our RUNNING jobs + idle nodes of the partition (one job per node), and
-// kUnavailable while squeue gets no answer from slurmctld (the controller then holds).
+// kUnavailable while squeue gets no answer from slurmctld (the controller then holds). Under
+// restart_policy OnFailure (torchrun mode's default) a job of ours that ends COMPLETED is the
+// workload's success: nothing is submitted again, and Observe says completed (the jobs still
+// running count in ready until they end).
 //
 // Thread-safe: one mutex over the snapshot, never held across a command or a probe; one more
 // serializes reconciles. Serves exactly one workload (`ref`); other refs are kNotFound.
@@ -90,7 +93,8 @@ class SlurmActuator final : public Actuator {
     bool done = false;
   };
   struct Snapshot {
-    std::vector<Replica> replicas;  // ours, active, not being stopped
+    std::vector<Replica> replicas;           // ours, active, not being stopped
+    std::vector<std::string> completed_ids;  // ours, COMPLETED (exit 0)
     std::optional<int> idle_nodes;
     std::string capacity_error;
   };
@@ -99,6 +103,9 @@ class SlurmActuator final : public Actuator {
   void Probe(std::vector<Replica>& replicas);
   // Chooses replicas to stop and indices to submit. Caller holds mu_.
   void PlanLocked(std::vector<Replica>& stop, std::vector<int>& submit);
+  // Under restart_policy OnFailure, a job of ours seen active and now COMPLETED ends the
+  // workload: job_done_. Caller holds mu_.
+  void NoteCompletionsLocked(const Snapshot& s);
   Status Submit(int index);
   void LaunchStopLocked(const Replica& r);
   void StopJob(Replica r);
@@ -125,7 +132,9 @@ class SlurmActuator final : public Actuator {
   Snapshot snap_;
   std::set<std::string> stopping_;  // job ids being stopped (until they leave the queue)
   std::list<Stopper> stoppers_;
-  std::string last_event_;  // "resubmitted replica 1 (job 6 left the queue)"
+  std::string last_event_;             // "resubmitted replica 1 (job 6 left the queue)"
+  std::set<std::string> seen_active_;  // job ids of ours seen pending or running
+  bool job_done_ = false;              // a job of ours COMPLETED under OnFailure
   std::thread poller_;
   std::mutex shutdown_mu_;
 };

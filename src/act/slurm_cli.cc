@@ -180,9 +180,10 @@ Result<std::vector<SlurmJob>> SlurmCli::Jobs() {
     if (jobs.ok() || jobs.status().IsUnavailable()) return jobs;
     if (out.exit_code == 0 && !out.out.empty() && out.out[0] == '{') return jobs;
   }
-  ASSIGN_OR_RETURN(CommandOutput out,
-                   Run({"squeue", "-h", "-t", "PENDING,CONFIGURING,RUNNING,REQUEUED,RESIZING", "-o",
-                        "%i|%T|%N|%j|%k"}));
+  ASSIGN_OR_RETURN(
+      CommandOutput out,
+      Run({"squeue", "-h", "-t", "PENDING,CONFIGURING,RUNNING,REQUEUED,RESIZING,COMPLETED", "-o",
+           "%i|%T|%N|%j|%k"}));
   if (out.exit_code != 0) return Failed("squeue", out);
   return ParseSqueueText(out.out);
 }

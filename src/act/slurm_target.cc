@@ -43,7 +43,8 @@ SlurmTargetConfig SlurmTargetConfig::Parse(const ConfigNode& t) {
   }
   t.CheckKnown({"engine", "script", "partition", "job_name", "base_port", "readiness",
                 "grace_period", "pre_stop", "sbatch_args", "slurm_conf", "exclusive",
-                "poll_interval", "command_timeout", "run_dir", "rendezvous_host_replica"});
+                "poll_interval", "command_timeout", "run_dir", "rendezvous_host_replica",
+                "restart_policy"});
   t.Enum("engine", "slurm", {"slurm"});
   c.script = ResolvePath(t, t.RequiredString("script"));
   c.partition = t.String("partition", "");
@@ -64,6 +65,7 @@ SlurmTargetConfig SlurmTargetConfig::Parse(const ConfigNode& t) {
   if (t.Has("rendezvous_host_replica")) {
     c.rendezvous_host_replica = t.Int("rendezvous_host_replica", 0, config::Between(0, 10000));
   }
+  c.restart_policy = ParseRestartPolicy(t, c.rendezvous_host_replica >= 0);
   if (c.base_port == 0) {
     if (c.readiness.kind == LocalReadiness::Kind::kHttp) {
       t.Child("readiness").ErrorAt("http", "needs base_port (the replica's port)");

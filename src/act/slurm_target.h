@@ -40,6 +40,9 @@ struct SlurmTargetConfig {
   Duration command_timeout = Seconds(5);  // each squeue/sinfo/sbatch/scancel call
   std::string run_dir;               // rendered scripts go to <run_dir>; empty: the caller chooses
   int rendezvous_host_replica = -1;  // torchrun mode: the rendezvous host; -1: none
+  // OnFailure (default in torchrun mode): a job of ours that ends COMPLETED (exit 0) is the
+  // workload's success: nothing is resubmitted, and once none is active it is completed.
+  RestartPolicy restart_policy = RestartPolicy::kAlways;
 
   // Reads `target` (a map); errors land in target.errors() at their field paths.
   static SlurmTargetConfig Parse(const config::ConfigNode& target);

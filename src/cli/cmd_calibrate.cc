@@ -1,14 +1,16 @@
-// aiscale calibrate --config FILE --events FILE [--workload NAME] [--store FILE] [-o OUT]
-// [--no-simulate] [--unfinished]: turns a real training run into a simulator scenario and says how
-// well the simulator then predicts that run.
+// aiscale calibrate --config FILE --events FILE [--workload NAME] [--store FILE | --decisions
+// FILE] [--run ID] [-o OUT] [--no-simulate] [--unfinished]: turns a real training run into a
+// simulator scenario and says how well the simulator then predicts that run.
 //
-// Reads the job's events log (examples/elastic/train.py --events; the training engine
-// contract) and the workload's decisions from the store `aiscale run` wrote (spec.store of the
-// controller config, or --store), fits the job (sim/calibrate.h), writes a Scenario with the
-// workload's own policy and bounds (to OUT, or stdout), then runs the simulator on it with that
-// policy and prints predicted vs real: rescales, time per phase, job time, node-hours, with the
-// error. Exit status: 0 written, 1 an error (unreadable input, no finished run), 2 usage.
-#include <chrono>
+// Reads one run of the job's events log (examples/elastic/train.py --events; the training
+// engine contract; --run names it, else the last) and the workload's decisions made during that
+// run, from the store `aiscale run` wrote (spec.store of the controller config, or --store) or a
+// JSON-lines decision log (--decisions), fits the job (sim/calibrate.h), checks that the
+// scenario validates, writes it with the workload's own policy and bounds (to OUT, or stdout),
+// then runs the simulator on it with that policy and prints predicted vs real: rescales, time
+// per phase, job time, node-hours, with the error. A store that does not exist, holds no
+// decision of the workload, or none during the run, is an error: calibrate never calibrates
+// from another run's decisions. Exit status: 0 written, 1 an error, 2 usage.
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -16,6 +18,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "cli/calibrate_input.h"
 #include "cli/commands.h"
 #include "cli/controller_config.h"
 #include "core/bounded_file.h"
@@ -23,28 +26,27 @@
 #include "sim/calibrate.h"
 #include "sim/runner.h"
 #include "sim/scenario.h"
-#include "store/sqlite_store.h"
 
 namespace aiscale::cli {
 namespace {
 
-// More decisions than any run holds: Recent() returns all of them.
-constexpr size_t kAllDecisions = 10'000'000;
-
 struct CalibrateFlags {
-  std::string config, events, workload, store, out;
+  std::string config, events, workload, store, decisions, run, out;
   bool simulate = true;
   bool unfinished = false;
 };
 
 int Usage(std::ostream& os, int code) {
-  os << "usage: aiscale calibrate --config FILE --events FILE [--workload NAME] [--store FILE]\n"
-        "                         [-o OUT] [--no-simulate] [--unfinished]\n\n"
-        "Fits a simulator scenario to a real training run: throughput by world size, phase\n"
+  os << "usage: aiscale calibrate --config FILE --events FILE [--workload NAME]\n"
+        "                         [--store FILE | --decisions FILE] [--run ID] [-o OUT]\n"
+        "                         [--no-simulate] [--unfinished]\n\n"
+        "Fits a simulator scenario to one real training run: throughput by world size, phase\n"
         "lengths and restart cost from the job's events log, rescales and allocated replicas\n"
-        "from the decisions in the store (spec.store of the controller config, or --store).\n"
+        "from the workload's decisions made during that run, in the store (spec.store of the\n"
+        "controller config, or --store) or a JSON-lines decision log (--decisions).\n"
         "Writes the scenario to OUT (default: stdout), then simulates it with the workload's\n"
         "policy and prints predicted vs real with the error.\n"
+        "  --run ID      the run of the events log to read (its events' `run`); default: the last\n"
         "  --unfinished  calibrate a run that never logged `done` up to its last event\n"
         "Exit status: 0 written, 1 an error, 2 usage.\n";
   return code;
@@ -57,6 +59,8 @@ bool ParseFlags(const Args& args, CalibrateFlags& f) {
                        : a == "--events"            ? &f.events
                        : a == "--workload"          ? &f.workload
                        : a == "--store"             ? &f.store
+                       : a == "--decisions"         ? &f.decisions
+                       : a == "--run"               ? &f.run
                        : a == "-o" || a == "--out"  ? &f.out
                                                     : nullptr;
     if (a == "--no-simulate") {
@@ -73,6 +77,10 @@ bool ParseFlags(const Args& args, CalibrateFlags& f) {
   }
   if (f.config.empty() || f.events.empty()) {
     std::cerr << "aiscale calibrate: needs --config and --events\n";
+    return false;
+  }
+  if (!f.store.empty() && !f.decisions.empty()) {
+    std::cerr << "aiscale calibrate: --store and --decisions name the same thing: give one\n";
     return false;
   }
   return true;
@@ -112,25 +120,24 @@ Result<Setup> ReadSetup(const CalibrateFlags& f) {
   }
   for (const YAML::Node& w : root.raw()["spec"]["workloads"]) {
     if (w["name"] && w["name"].Scalar() == s.workload().ref.name) {
+      // As written: flow (one line) or block (lines, which ScenarioYaml indents).
       YAML::Emitter e;
-      e << YAML::Flow << w["policy"];
+      e << w["policy"];
       s.policy_yaml = e.c_str();
     }
   }
   return s;
 }
 
-Result<std::vector<sim::TickRecord>> ReadTicks(const Setup& s, const CalibrateFlags& f) {
-  const std::string path = f.store.empty() ? s.cfg.store_path : f.store;
-  if (path.empty()) return Status::NotFound("no store: " + f.config + " has no spec.store");
-  ASSIGN_OR_RETURN(auto store, store::SqliteStore::Open(path));
-  ASSIGN_OR_RETURN(std::vector<Decision> ds, store->Recent(s.workload().ref.Key(), kAllDecisions));
-  std::vector<sim::TickRecord> ticks;
-  for (const Decision& d : ds) {
-    const double t = std::chrono::duration<double>(d.wall.time_since_epoch()).count();
-    ticks.push_back({t, d.current, d.action == Action::kScaled, d.constrained});
+Result<RunDecisions> ReadDecisions(const Setup& s, const CalibrateFlags& f) {
+  const std::string workload = s.workload().ref.Key();
+  if (!f.decisions.empty()) return ReadDecisionLog(f.decisions, workload);
+  if (!f.store.empty()) return ReadStoreDecisions(f.store, workload);
+  if (s.cfg.store_path.empty()) {
+    return Status::NotFound("no decisions: " + f.config +
+                            " has no spec.store; give --store or --decisions");
   }
-  return ticks;
+  return ReadStoreDecisions(s.cfg.store_path, workload);
 }
 
 std::string Fixed(double v, int digits) {
@@ -139,13 +146,14 @@ std::string Fixed(double v, int digits) {
   return buf;
 }
 
-void PrintMeasured(const sim::Calibration& c, size_t ticks, std::ostream& os) {
+void PrintMeasured(const sim::Calibration& c, std::ostream& os) {
   auto list = [](const std::vector<double>& v) {
     std::string s;
     for (double x : v) s += (s.empty() ? "" : ", ") + Fixed(x, 1);
     return s.empty() ? std::string("none") : s;
   };
-  os << "calibrated from " << ticks << " decisions and the events log (" << c.skipped_lines
+  os << "calibrated from " << c.decisions_in_run << " decisions and the events log"
+     << (c.run.empty() ? "" : " (run " + c.run + ")") << " (" << c.skipped_lines
      << " unreadable lines skipped)\n";
   os << "samples/s by world size:";
   for (const auto& [n, v] : c.samples_per_s) {
@@ -158,6 +166,7 @@ void PrintMeasured(const sim::Calibration& c, size_t ticks, std::ostream& os) {
      << Fixed(c.grow_lead_s, 1) << " s\n";
   os << "restart cost, decision -> first step at the new size: grow [" << list(c.grow_latency_s)
      << "] s, shrink [" << list(c.shrink_latency_s) << "] s\n";
+  for (const std::string& n : c.not_determined) os << "not determined by this run: " << n << "\n";
 }
 
 Status PredictAndCompare(const std::string& yaml, const std::string& file,
@@ -180,13 +189,8 @@ Status PredictAndCompare(const std::string& yaml, const std::string& file,
   return Status::Ok();
 }
 
-Status RunCalibrate(const CalibrateFlags& f) {
-  ASSIGN_OR_RETURN(Setup setup, ReadSetup(f));
-  ASSIGN_OR_RETURN(std::string text, ReadBoundedFile(f.events, kEventsFileLimit));
-  ASSIGN_OR_RETURN(std::vector<sim::TickRecord> ticks, ReadTicks(setup, f));
-  auto cal = sim::Calibrate(sim::ParseJobEvents(text), ticks, {f.unfinished});
-  if (!cal.ok())
-    return Status::Invalid("unable to calibrate from " + f.events + ": " + cal.status().message());
+// The scenario for `cal`, checked by the simulator's own parser before anything is written.
+Result<std::string> CalibratedScenario(const Setup& setup, const sim::Calibration& cal) {
   sim::ScenarioFrame frame;
   frame.name = setup.workload().ref.name + "-calibrated";
   frame.workload = setup.workload().ref.name;
@@ -194,7 +198,26 @@ Status RunCalibrate(const CalibrateFlags& f) {
   frame.max_replicas = setup.workload().max_replicas;
   frame.control_period_s = setup.cfg.period_s;
   frame.policy_yaml = setup.policy_yaml;
-  const std::string yaml = sim::ScenarioYaml(*cal, frame);
+  std::string yaml = sim::ScenarioYaml(cal, frame);
+  auto parsed = sim::ParseScenario(yaml, "<calibrated>");
+  if (!parsed.ok()) {
+    return Status::Internal("the calibrated scenario does not validate, so it was not written " +
+                            std::string("(a bug in calibrate): ") + parsed.status().message());
+  }
+  return yaml;
+}
+
+Status RunCalibrate(const CalibrateFlags& f) {
+  ASSIGN_OR_RETURN(Setup setup, ReadSetup(f));
+  ASSIGN_OR_RETURN(std::string text, ReadBoundedFile(f.events, kEventsFileLimit));
+  ASSIGN_OR_RETURN(RunDecisions decisions, ReadDecisions(setup, f));
+  auto cal = sim::Calibrate(sim::ParseJobEvents(text), decisions.ticks, {f.unfinished, f.run});
+  if (!cal.ok())
+    return Status::Invalid("unable to calibrate from " + f.events + ": " + cal.status().message());
+  if (cal->decisions_in_run == 0) {
+    return Status::NotFound(NoDecisionsInRun(decisions, *cal, setup.workload().ref.Key()));
+  }
+  ASSIGN_OR_RETURN(const std::string yaml, CalibratedScenario(setup, *cal));
   std::ostream& report = f.out.empty() ? std::cerr : std::cout;
   if (f.out.empty()) {
     std::cout << yaml;
@@ -204,7 +227,7 @@ Status RunCalibrate(const CalibrateFlags& f) {
     if (!out.flush()) return Status::Internal("unable to write " + f.out);
     report << "wrote " << f.out << "\n";
   }
-  PrintMeasured(*cal, ticks.size(), report);
+  PrintMeasured(*cal, report);
   if (!cal->finished) report << "the run did not finish: its job ends at the samples it reached\n";
   if (!f.simulate) return Status::Ok();
   return PredictAndCompare(yaml, f.out.empty() ? "<calibrated>" : f.out, *cal, report);

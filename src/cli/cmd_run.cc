@@ -1,8 +1,9 @@
-// `aiscale run -c FILE [--dry-run] [--once] [--verbose]`: the controller live (cli/daemon.h).
-// SIGTERM and SIGINT stop it after the tick in flight; it then stops the replicas it started
-// and exits 0. SIGHUP reloads the config file (validated first; a bad file is logged and the
-// running config kept). Signals are taken by one thread with sigwait, so no handler runs inside
-// a tick.
+// `aiscale run -c FILE [--dry-run] [--once] [--exit-when-done] [--verbose]`: the controller
+// live (cli/daemon.h). SIGTERM and SIGINT stop it after the tick in flight; it then stops the
+// replicas it started and exits 0; with --exit-when-done it does the same on its own once
+// every workload's engine reports it completed (a batch of training jobs). SIGHUP reloads the
+// config file (validated first; a bad file is logged and the running config kept). Signals are
+// taken by one thread with sigwait, so no handler runs inside a tick.
 #include <pthread.h>
 #include <signal.h>
 
@@ -23,10 +24,12 @@ struct RunFlags {
 };
 
 int RunUsage(std::ostream& os, int code) {
-  os << "usage: aiscale run -c FILE [--dry-run] [--once] [--verbose]\n"
+  os << "usage: aiscale run -c FILE [--dry-run] [--once] [--exit-when-done] [--verbose]\n"
         "  -c, --config FILE  the ControllerConfig to run\n"
         "  --dry-run          decide and record as live, never change a workload's scale\n"
         "  --once             one collection and one tick, then exit (cron, tests)\n"
+        "  --exit-when-done   exit 0 once every workload is completed (its engine says so:\n"
+        "                     agents exited 0, Slurm jobs COMPLETED, PyTorchJob Succeeded)\n"
         "  --verbose          log every decision, not only changes and problems\n";
   return code;
 }
@@ -40,6 +43,8 @@ bool ParseRunFlags(const Args& args, RunFlags& f, int& code) {
       f.opt.dry_run = true;
     } else if (a == "--once") {
       f.opt.once = true;
+    } else if (a == "--exit-when-done") {
+      f.opt.exit_when_done = true;
     } else if (a == "--verbose" || a == "-v") {
       f.opt.verbose = true;
     } else if (a == "--help" || a == "-h") {

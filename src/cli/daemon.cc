@@ -266,14 +266,24 @@ void Daemon::AwaitFirstFetches(Duration limit) {
   }
 }
 
-void Daemon::TickOnce() {
+bool Daemon::TickOnce() {
   SyncLeader();  // the verdict as of now, not as of the elector thread's last look
-  for (const Decision& d : controller_->Tick()) {
+  const std::vector<Decision> decisions = controller_->Tick();
+  bool all_completed = !decisions.empty();
+  for (size_t i = 0; i < decisions.size(); ++i) {
+    const Decision& d = decisions[i];
+    const bool completed = controller_->completed(i);
+    // Done for batch use once its replicas have also exited (a finished job's last agent may
+    // still be saving).
+    all_completed = all_completed && completed && d.ready == 0;
+    // A workload's completion is logged once, when it is first seen.
+    const bool newly = completed && completed_.insert(d.workload).second;
     const bool notable = d.action != Action::kNone || d.vetoed || !d.recommendation.valid ||
-                         d.action_detail.rfind("dry run", 0) == 0;
+                         d.action_detail.rfind("dry run", 0) == 0 || newly;
     if (opt_.verbose || notable) log_ << "aiscale: " << d.Summary() << "\n";
   }
   log_.flush();
+  return all_completed;
 }
 
 Status Daemon::Run() {
@@ -296,7 +306,10 @@ Status Daemon::Run() {
   AwaitFirstFetches(std::min(period, Seconds(5)) + Seconds(0.5));
   TimePoint next = clock_.Now();
   while (!stop_) {
-    TickOnce();
+    if (TickOnce() && opt_.exit_when_done) {
+      log_ << "aiscale: every workload completed; stopping (--exit-when-done)\n";
+      break;
+    }
     next += period;
     if (!WaitForTick(next)) break;
   }

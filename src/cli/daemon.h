@@ -20,6 +20,7 @@
 #include <mutex>
 #include <optional>
 #include <ostream>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -43,6 +44,9 @@ struct DaemonOptions {
   bool dry_run = false;
   bool once = false;     // one collection, one tick, then stop
   bool verbose = false;  // log every decision, not only changes and problems
+  // Stop cleanly once every workload's engine reports it completed and none of its replicas
+  // still runs (batch use).
+  bool exit_when_done = false;
 };
 
 class Daemon {
@@ -79,7 +83,8 @@ class Daemon {
   void CollectLoop();
   // Waits up to `limit` for the fetches in flight, so the first tick sees data.
   void AwaitFirstFetches(Duration limit);
-  void TickOnce();
+  // One tick; true when every workload's engine reports it completed, with no replica left.
+  bool TickOnce();
   // Waits for the next tick, doing any reload asked for meanwhile; false on stop.
   bool WaitForTick(TimePoint next);
   void Reload();  // daemon_reload.cc
@@ -109,6 +114,8 @@ class Daemon {
   std::mutex leader_mu_;                        // guards was_leader_ and logged_error_
   bool was_leader_ = false;
   std::string logged_error_;  // the elector's last error as last logged
+
+  std::set<std::string> completed_;  // workloads whose completion was logged
 
   std::mutex mu_;
   std::condition_variable cv_;

@@ -224,6 +224,11 @@ Decision Controller::Plan(Workload& w, bool& acts) {
   d.engine_detail = scale->detail;
   w.last_current = scale->current;
   ReadSignals(w, now, d);
+  w.completed = scale->completed;
+  if (w.completed) {
+    RecordCompleted(d);
+    return d;
+  }
   const std::optional<int> max_available = PoolRoom(w, scale->current, scale->max_available);
 
   PolicyInput in{w.signals, scale->current, scale->ready, now, max_available, w.pool_limit};
@@ -252,6 +257,17 @@ Decision Controller::Plan(Workload& w, bool& acts) {
   ApplySteering(w, d);
   acts = true;
   return d;
+}
+
+// A finished workload: nothing to decide or apply, and the Decision says so.
+void Controller::RecordCompleted(Decision& d) const {
+  d.recommendation.desired = d.stabilized = d.constrained = d.current;
+  d.recommendation.valid = true;
+  d.recommendation.rule = std::string(kRuleCompleted);
+  std::string& why = d.recommendation.reason;
+  why = "the engine reports the workload completed";
+  if (!d.engine_detail.empty()) why.append(" (").append(d.engine_detail).append(")");
+  why.append(": no restart, replacement or rescale");
 }
 
 bool Controller::ApplySteering(Workload& w, Decision& d) const {
@@ -399,6 +415,7 @@ void Controller::Publish(const std::vector<Decision>& decisions, TimePoint now) 
     v.current = d.action == Action::kScaled ? d.constrained : d.current;
     v.ready = d.ready;
     v.desired = d.constrained;
+    if (w.completed) v.state = std::string(kRuleCompleted);
     v.last = d;
     v.min_replicas = w.binding.min_replicas;
     v.max_replicas = w.binding.max_replicas;

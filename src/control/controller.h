@@ -4,7 +4,9 @@
 // thread, the simulator as a queue event, tests before each Tick).
 //
 // Promises: missing, stale or invalid signals, failed or late fetches never lead to a
-// scale-down (the Decision says which signal was missing); a failed Observe or Apply is
+// scale-down (the Decision says which signal was missing); a workload whose engine reports it
+// completed (ScaleState::completed) is neither asked about nor applied to, its Decisions
+// saying rule kRuleCompleted; a failed Observe or Apply is
 // recorded with its error kind, not thrown, and the next workload still gets its turn. Policy
 // and stabilizer state is loaded from the Store when a workload is added and saved after every
 // tick, so a restart resumes windows and learned models. Time comes only from the injected
@@ -133,6 +135,8 @@ class Controller {
   size_t size() const { return workloads_.size(); }
   const WorkloadBinding& binding(size_t i) const { return workloads_[i]->binding; }
   const WorkloadSignals& signals(size_t i) const { return workloads_[i]->signals; }
+  // Whether workload i's engine reported it completed on its last tick.
+  bool completed(size_t i) const { return workloads_[i]->completed; }
   const Collector& collector() const { return collector_; }
   const std::optional<PoolSpec>& pool_spec() const { return pool_spec_; }
 
@@ -150,6 +154,7 @@ class Controller {
     std::deque<std::pair<double, int>> wants;  // (t_s, want) over the pool's trend window
     size_t collect_id = 0;
     std::vector<size_t> signal_slots;  // binding.signals[k] -> its slot in `signals`
+    bool completed = false;            // the engine said so on the last Observe
     Workload(WorkloadBinding b) : binding(std::move(b)), signals(binding.history_capacity) {}
   };
   // Observe, signals, recommend, stabilize, constrain: `d.constrained` is what the workload
@@ -167,6 +172,7 @@ class Controller {
   std::optional<int64_t> StableIdle(double now_s);
   void ReadSignals(Workload& w, TimePoint now, Decision& d);
   void Resolve(const Workload& w, Decision& d) const;
+  void RecordCompleted(Decision& d) const;
   void Act(Workload& w, TimePoint now, Decision& d);
   // Applies an operator's override to d.constrained and says so in constrain_reason; true when
   // it changed the size to act on.

@@ -3,6 +3,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace aiscale {
@@ -24,7 +25,16 @@ struct ScaleState {
   // Why ready < current, or what the engine is doing about it ("replica 2 exited with status 1
   // three times; next start in 8 s"); empty when there is nothing to say. Goes into the Decision.
   std::string detail;
+  // The workload finished its work (a job: an agent exited 0, a Slurm job of it COMPLETED, its
+  // PyTorchJob's status says Succeeded): the engine starts nothing again, and the Controller no
+  // longer asks the policy or applies; its Decisions say kRuleCompleted. Replicas still
+  // finishing (exiting) count in `ready` until they are gone.
+  bool completed = false;
 };
+
+// The rule of the Decisions of a completed workload (ScaleState::completed), and of a training
+// policy that saw its job report no samples remaining.
+inline constexpr std::string_view kRuleCompleted = "completed";
 
 // Where one replica of a workload can be reached (its exposition endpoint, its readiness
 // probe): what an actuator that knows its replicas (local processes, Slurm jobs) reports, so a

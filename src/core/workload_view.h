@@ -43,6 +43,8 @@ struct WorkloadView {
   int current = 0;
   int ready = 0;
   int desired = 0;  // what the last decision asked for
+  // "running", or "completed" once the engine reports the work done (ScaleState::completed).
+  std::string state = "running";
   std::optional<Decision> last;
   std::vector<SignalView> signals;
   int min_replicas = 0;

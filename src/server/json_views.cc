@@ -12,7 +12,8 @@ namespace {
 nlohmann::json Identity(const WorkloadView& w) {
   return {{"key", w.ref.Key()},   {"name", w.ref.name}, {"namespace", w.ref.namespace_},
           {"kind", w.ref.kind},   {"policy", w.policy}, {"engine", w.engine},
-          {"current", w.current}, {"ready", w.ready},   {"desired", w.desired}};
+          {"current", w.current}, {"ready", w.ready},   {"desired", w.desired},
+          {"state", w.state}};
 }
 
 nlohmann::json WallJson(const Decision& d) {

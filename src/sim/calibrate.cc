@@ -115,6 +115,7 @@ JobEventLog ParseJobEvents(std::string_view text) {
     if (auto it = j.find("samples"); it != j.end() && it->is_number()) e.samples = *it;
     if (auto it = j.find("phase"); it != j.end() && it->is_string()) e.phase = *it;
     if (auto it = j.find("epoch"); it != j.end() && it->is_number_integer()) e.epoch = *it;
+    if (auto it = j.find("run"); it != j.end() && it->is_string()) e.run = *it;
     log.events.push_back(std::move(e));
   }
   return log;

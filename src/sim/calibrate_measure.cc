@@ -161,32 +161,20 @@ double NodeHours(const std::vector<TickRecord>& ticks, double t0, double t1, int
   return sum / 3600;
 }
 
-void Fit(Calibration& c) {
-  std::vector<std::vector<double>> x;
-  std::vector<double> y;
-  for (const auto& [n, sps] : c.samples_per_s) {
-    x.push_back({static_cast<double>(c.batch) / n, (n - 1.0) / n, 2.0 * (n - 1)});
-    y.push_back(c.batch / sps);
+// The ticks of the run's window: from kDecisionLeadS before its first start to its end.
+std::vector<TickRecord> TicksOfRun(const std::vector<TickRecord>& in, double t0, double t1) {
+  std::vector<TickRecord> ticks;
+  for (const TickRecord& k : in) {
+    if (k.t >= t0 - kDecisionLeadS && k.t <= t1) ticks.push_back(k);
   }
-  std::vector<double> b = FitNonNegative(x, y);
-  c.sample_compute_s = b[0], c.sync_s = b[1], c.hop_s = b[2];
-  x.clear();
-  y.clear();
-  for (const auto& [n, len] : c.eval_s) {
-    x.push_back({1.0, 1.0 / n});  // serial first: one size alone cannot tell them apart
-    y.push_back(std::max(0.0, len - 2.0 * (n - 1) * c.hop_s / n));
-  }
-  if (!x.empty()) {
-    b = FitNonNegative(x, y);
-    c.eval_serial_s = b[0], c.eval_parallel_s = b[1];
-  }
+  std::stable_sort(ticks.begin(), ticks.end(),
+                   [](const TickRecord& a, const TickRecord& b) { return a.t < b.t; });
+  return ticks;
 }
 
-}  // namespace
-
-Result<Calibration> Calibrate(const JobEventLog& log, const std::vector<TickRecord>& ticks_in,
-                              CalibrateOptions options) {
-  const std::vector<JobEvent>& ev = log.events;
+// The run's first start and its done (or, allowed, its last event), as indices.
+Result<std::pair<size_t, size_t>> RunBounds(const std::vector<JobEvent>& ev,
+                                            const CalibrateOptions& options, bool& finished) {
   size_t from = std::string::npos, to = std::string::npos;
   for (size_t i = 0; i < ev.size(); ++i) {
     if (from == std::string::npos && ev[i].ev == "start") from = i;
@@ -196,14 +184,25 @@ Result<Calibration> Calibrate(const JobEventLog& log, const std::vector<TickReco
     }
   }
   if (from == std::string::npos) return Status::Invalid("the events log has no `start` event");
-  const bool finished = to != std::string::npos;
+  finished = to != std::string::npos;
   if (!finished && options.allow_unfinished && ev.size() > from + 1) to = ev.size() - 1;
   if (to == std::string::npos) {
     return Status::Invalid("the events log has no `done` event after its first start: " +
                            std::string("calibrate needs a run that finished"));
   }
+  return std::make_pair(from, to);
+}
+
+}  // namespace
+
+Result<Calibration> Calibrate(const JobEventLog& log, const std::vector<TickRecord>& ticks_in,
+                              CalibrateOptions options) {
+  ASSIGN_OR_RETURN(const JobRun run, SelectRun(log, options.run, options.allow_unfinished));
+  const std::vector<JobEvent>& ev = run.events;
   Calibration c;
-  c.finished = finished;
+  ASSIGN_OR_RETURN(const auto bounds, RunBounds(ev, options, c.finished));
+  const auto [from, to] = bounds;
+  c.run = run.id;
   c.skipped_lines = log.skipped_lines;
   c.initial_world = std::max(1, ev[from].world);
   MeasureThroughput(ev, from, to, c);
@@ -211,9 +210,10 @@ Result<Calibration> Calibrate(const JobEventLog& log, const std::vector<TickReco
     return Status::Invalid("the events log has no two consecutive steps to measure throughput");
   }
   MeasurePhases(ev, from, to, c);
-  std::vector<TickRecord> ticks = ticks_in;
-  std::stable_sort(ticks.begin(), ticks.end(),
-                   [](const TickRecord& a, const TickRecord& b) { return a.t < b.t; });
+  c.start_t = ev[from].t;
+  c.end_t = ev[to].t;
+  const std::vector<TickRecord> ticks = TicksOfRun(ticks_in, c.start_t, c.end_t);
+  c.decisions_in_run = ticks.size();
   MeasureRescales(ev, from, to, ticks, c);
   for (size_t i = from; i <= to; ++i) {
     if (ev[i].ev == "phase" && ev[i].phase == "compute")
@@ -222,9 +222,9 @@ Result<Calibration> Calibrate(const JobEventLog& log, const std::vector<TickReco
   c.epochs = std::max(c.epochs, 1);
   for (size_t i = from; i <= to; ++i) c.total_samples = std::max(c.total_samples, ev[i].samples);
   c.real.samples = c.total_samples;
-  c.real.job_time_s = ev[to].t - ev[from].t;
-  c.real.node_hours = NodeHours(ticks, ev[from].t, ev[to].t, c.initial_world);
-  Fit(c);
+  c.real.job_time_s = c.end_t - c.start_t;
+  c.real.node_hours = NodeHours(ticks, c.start_t, c.end_t, c.initial_world);
+  FitModel(c);
   return c;
 }
 

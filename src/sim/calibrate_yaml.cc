@@ -26,15 +26,41 @@ std::string Secs(double v) {
   return buf;
 }
 
+// The workload's policy after "policy:": a flow map on the same line, a block map on the lines
+// below, each indented by `indent` (as written in a config: a block map at column 0).
+std::string PolicyYaml(const std::string& yaml, int indent) {
+  std::string text = yaml;
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+  if (text.find('\n') == std::string::npos) return " " + text;
+  std::string out;
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    size_t end = text.find('\n', pos);
+    if (end == std::string::npos) end = text.size();
+    out.append("\n").append(indent, ' ').append(text, pos, end - pos);
+    pos = end + 1;
+  }
+  return out;
+}
+
 }  // namespace
+
+double BandwidthForSync(double sync_s, bool* clamped) {
+  // sync(n) = 2 (n-1)/n grad_gb / bandwidth = sync_s (n-1)/n.
+  const double grad_gb = kParameters * kGradientBytesPerParam / 1e9;
+  const double raw = sync_s > 0 ? 2 * grad_gb / sync_s : kMaxGbPerS;
+  const double b = std::isfinite(raw) ? std::clamp(raw, kMinGbPerS, kMaxGbPerS) : kMaxGbPerS;
+  if (clamped) *clamped = sync_s > 0 && b != raw;
+  return b;
+}
 
 std::string JobYaml(const Calibration& c, int indent) {
   const std::string p(indent, ' ');
-  const double grad_gb = kParameters * kGradientBytesPerParam / 1e9;
-  // sync(n) = 2 (n-1)/n grad_gb / bandwidth = sync_s (n-1)/n; no sync: a bandwidth so high it
-  // adds nothing.
-  const double bandwidth = c.sync_s > 0 ? 2 * grad_gb / c.sync_s : 1e12;
+  // No sync: the schema's fastest network, which adds nothing measurable.
+  const double bandwidth = BandwidthForSync(c.sync_s);
   std::ostringstream o;
+  for (const std::string& n : c.not_determined)
+    o << p << "# Not determined by this run: " << n << "\n";
   o << p << "# Calibrated from a real run: samples/s by world size measured";
   for (const auto& [n, sps] : c.samples_per_s) o << " " << n << ": " << Num(sps);
   o << "; model";
@@ -49,13 +75,14 @@ std::string JobYaml(const Calibration& c, int indent) {
   o << p << "total_samples: " << Num(c.total_samples) << "\n";
   o << p << "epochs: " << c.epochs << "\n";
   o << p << "compute:\n";
-  o << p << "  sample_compute_s: " << Num(std::max(c.sample_compute_s, 1e-9)) << "\n";
+  o << p << "  sample_compute_s: " << Num(std::clamp(c.sample_compute_s, 1e-9, kMaxSampleS))
+    << "\n";
   o << p << "  micro_batch: " << c.batch << "\n";
   o << p << "  activation_gb_per_sample: 0\n";
   o << p << "  inter_node_gb_per_s: " << Num(bandwidth) << "\n";
   o << p << "  nics_per_node: 1\n";
   o << p << "  allreduce_overlap: 0\n";
-  o << p << "  hop_latency_s: " << Num(c.hop_s) << "\n";
+  o << p << "  hop_latency_s: " << Num(std::clamp(c.hop_s, 0.0, kMaxSampleS)) << "\n";
   if (c.load_s > 0) {
     // Storage-bound: as long at every world size (1 GB/s for the job and for each node).
     o << p << "load:   # " << Num(c.load_s) << " s measured, at any world size\n";
@@ -74,7 +101,8 @@ std::string JobYaml(const Calibration& c, int indent) {
     o << p << "  every_epochs: 1\n";
     o << p << "  samples: 1\n";
     o << p << "  batch_per_gpu: 1\n";
-    o << p << "  sample_forward_s: " << Num(std::max(c.eval_parallel_s, 1e-6)) << "\n";
+    o << p << "  sample_forward_s: " << Num(std::clamp(c.eval_parallel_s, 1e-6, kMaxSampleS))
+      << "\n";
     o << p << "  host_overhead_s: 0\n";
     o << p << "  serial_s: " << Secs(c.eval_serial_s) << "\n";
   }
@@ -103,7 +131,7 @@ std::string ScenarioYaml(const Calibration& c, const ScenarioFrame& f) {
   o << "  workloads:\n    - name: " << f.workload << "\n      kind: TrainingJob\n";
   o << "      min_replicas: " << f.min_replicas << "\n      max_replicas: " << f.max_replicas
     << "\n      initial_replicas: " << c.initial_world << "\n";
-  o << "      policy: " << f.policy_yaml << "\n";
+  o << "      policy:" << PolicyYaml(f.policy_yaml, 8) << "\n";
   o << "      job:\n" << JobYaml(c, 8);
   return o.str();
 }

@@ -165,6 +165,7 @@ Result<ScaleState> TrainingJob::Observe() {
   s.current = static_cast<int>(nodes_.size());
   s.ready = running();
   s.max_available = s.current + env_.cluster->FreeNodes();
+  s.completed = done_;  // as an engine reports a finished job: the same Decision path live
   return s;
 }
 

@@ -185,6 +185,54 @@ TEST_F(KubernetesActuatorTest, AppliesWithMergePatchAndPostsAnEvent) {
   }
 }
 
+// A PyTorchJob the training operator marked Succeeded (kubeflow.org/v1 JobStatus, as its
+// PyTorchJob controller writes it when the workers finished) is completed; while it runs, or
+// when its last condition is Failed or Succeeded is "False", it is not. Served by the wire-level
+// fake API server (Debian has no kube-apiserver), in the operator's own status format.
+TEST_F(KubernetesActuatorTest, PyTorchJobStatusSucceededIsCompleted) {
+  const json running = {{"type", "Running"}, {"status", "True"}, {"reason", "JobRunning"}};
+  const json stopped = {{"type", "Running"}, {"status", "False"}, {"reason", "JobRunning"}};
+  const json succeeded = {{"type", "Succeeded"},
+                          {"status", "True"},
+                          {"reason", "JobSucceeded"},
+                          {"message", "PyTorchJob train/llama successfully completed."},
+                          {"lastTransitionTime", "2026-12-01T12:00:00Z"}};
+  json not_yet = succeeded;
+  not_yet["status"] = "False";
+  const json failed = {{"type", "Failed"}, {"status", "True"}, {"reason", "JobFailed"}};
+  struct Case {
+    std::string name;
+    json conditions;
+    bool completed;
+  };
+  const std::vector<Case> cases = {
+      {"running", json::array({running}), false},
+      {"succeeded", json::array({stopped, succeeded}), true},
+      {"Succeeded but False", json::array({running, not_yet}), false},
+      {"failed", json::array({stopped, failed}), false},
+      {"no conditions yet", json::array(), false},
+  };
+  auto a = Make("PyTorchJob", "train", "llama");
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    json obj = server_.Object("kubeflow.org", "pytorchjobs", "train", "llama");
+    obj["status"]["conditions"] = c.conditions;
+    if (c.completed) {
+      obj["status"]["replicaStatuses"]["Worker"] = {{"succeeded", 4}};
+      obj["status"]["completionTime"] = "2026-12-01T12:00:00Z";
+    }
+    server_.SetObject("kubeflow.org", "pytorchjobs", "train", "llama", obj);
+    const Result<ScaleState> s = a->Observe(ref_);
+    ASSERT_TRUE(s.ok()) << s.status().message();
+    EXPECT_EQ(s->completed, c.completed) << s->detail;
+    EXPECT_EQ(s->current, 4);
+    if (c.completed) {
+      EXPECT_EQ(s->detail,
+                "status condition Succeeded: PyTorchJob train/llama successfully completed.");
+    }
+  }
+}
+
 TEST_F(KubernetesActuatorTest, CustomResourceReadsItsReadyPath) {
   const json pool = {{"apiVersion", "serving.example.com/v1"},
                      {"kind", "Pool"},

@@ -313,6 +313,62 @@ TEST_F(LocalActuatorTest, CrashedReplicaIsReportedNotReadyAndRestarted) {
   EXPECT_EQ(Count(Events(0), "start"), 2);
 }
 
+// A job's replicas that exit 0 finished it (restart_policy OnFailure, torchrun mode's default):
+// none is started again, not even on a later Apply, and once none runs the workload is
+// completed. A service (Always, the default otherwise) is started again after exit 0.
+TEST_F(LocalActuatorTest, ExitZeroCompletesAJobUnderOnFailure) {
+  struct Case {
+    std::string name;
+    std::string extra;  // target fields
+    bool completes;
+  };
+  const std::vector<Case> cases = {
+      {"OnFailure", "  restart_policy: OnFailure\n", true},
+      {"torchrun mode's default", "  rendezvous_host_replica: 0\n", true},
+      {"Always (the default)", "", false},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    std::error_code ec;
+    fs::remove(dir_ + "/finish", ec);
+    fs::remove(dir_ + "/events-0", ec);
+    fs::remove(dir_ + "/events-1", ec);
+    // Each replica records its start and exits 0 once $DIR/finish exists.
+    ASSERT_TRUE(
+        StartWith(Config("  command: [/bin/sh, -c, 'echo start $$ >> $DIR/events-{replica}; "
+                         "while [ ! -e $DIR/finish ]; do sleep 0.05; done; exit 0']\n"
+                         "  restart_backoff: {initial: 100ms, max: 100ms}\n" +
+                         c.extra),
+                  2)
+            .ok());
+    ASSERT_TRUE(WaitFor([&] { return ReadyIs(2, 2); })) << Observe().detail;
+    EXPECT_FALSE(Observe().completed);
+    std::ofstream(dir_ + "/finish") << "1";
+    if (c.completes) {
+      ASSERT_TRUE(WaitFor([&] { return Observe().completed && Observe().ready == 0; }))
+          << Observe().detail;
+      const ScaleState s = Observe();
+      EXPECT_EQ(s.current, 2);
+      EXPECT_EQ(s.ready, 0);
+      EXPECT_NE(s.detail.find("replica 0 exited 0: the job finished"), std::string::npos)
+          << s.detail;
+      ASSERT_TRUE(actuator_->Apply(ref_, 3).ok());
+      // Several supervisor ticks (0.1 s) and backoffs: a restart would have happened by now.
+      std::this_thread::sleep_for(std::chrono::milliseconds(600));
+      EXPECT_TRUE(actuator_->Pids().empty());
+      EXPECT_EQ(Count(Events(0), "start"), 1);
+      EXPECT_EQ(Count(Events(1), "start"), 1);
+      EXPECT_EQ(Count(Events(2), "start"), 0);
+    } else {
+      ASSERT_TRUE(WaitFor([&] { return Count(Events(0), "start") >= 2; })) << Observe().detail;
+      EXPECT_FALSE(Observe().completed);
+    }
+    for (pid_t pid : actuator_->Pids()) pids_.insert(pid);
+    actuator_->Shutdown();
+    actuator_.reset();
+  }
+}
+
 TEST_F(LocalActuatorTest, CrashLoopBacksOff) {
   ASSERT_TRUE(StartWith(Config("  command: '/bin/sh $TESTDATA/crash.sh $DIR/events-{replica}'\n"
                                "  readiness: {log: never printed}\n"

@@ -68,6 +68,15 @@ class FakeSlurm final : public CommandRunner {
     std::lock_guard<std::mutex> lock(mu_);
     EndLocked(id);
   }
+  // Ends a job with exit 0: listed as COMPLETED (for MinJobAge, as in 22.05).
+  void Complete(const std::string& id) {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (FakeJob& j : jobs_) {
+      if (j.id != id || j.state != "RUNNING") continue;
+      j.state = "COMPLETED";
+      nodes_[j.node].clear();
+    }
+  }
   void AddJob(FakeJob j) {
     std::lock_guard<std::mutex> lock(mu_);
     jobs_.push_back(std::move(j));
@@ -131,9 +140,14 @@ class FakeSlurm final : public CommandRunner {
       return CommandOutput{
           0, nlohmann::json{{"errors", nlohmann::json::array()}, {"jobs", jobs}}.dump(), ""};
     }
+    // squeue -t STATES: only those (aiscale asks for the active ones and COMPLETED).
+    std::string states = "PENDING,RUNNING";
+    for (size_t i = 1; i + 1 < argv.size(); ++i) {
+      if (argv[i] == "-t") states = "," + argv[i + 1] + ",";
+    }
     std::string out;
     for (const FakeJob& j : jobs_) {
-      if (j.state != "PENDING" && j.state != "RUNNING") continue;
+      if (states.find("," + j.state + ",") == std::string::npos) continue;
       out += j.id + "|" + j.state + "|" + j.node + "|" + j.name + "|" +
              (j.comment.empty() ? "(null)" : j.comment) + "\n";
     }
@@ -484,6 +498,63 @@ TEST_F(SlurmActuatorTest, TorchrunModeRendersTheHostFlagAndKeepsTheHost) {
   ASSERT_EQ(left.size(), 1u);
   EXPECT_EQ(left[0].comment, "aiscale:llm:0");
   EXPECT_EQ(left[0].state, "PENDING");
+}
+
+// A torchrun job that finished (its agents' batch jobs COMPLETED, exit 0) is completed: nothing
+// is resubmitted, in the JSON and the text formats; with restart_policy Always (a service) a
+// job that ended is resubmitted as before.
+TEST_F(SlurmActuatorTest, CompletedJobIsTheWorkloadsSuccessUnderOnFailure) {
+  struct Case {
+    std::string name;
+    RestartPolicy policy;
+    bool json;
+    bool completed;
+  };
+  const std::vector<Case> cases = {
+      {"OnFailure, JSON", RestartPolicy::kOnFailure, true, true},
+      {"OnFailure, text", RestartPolicy::kOnFailure, false, true},
+      {"Always: resubmitted", RestartPolicy::kAlways, true, false},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    cfg_.rendezvous_host_replica = 0;
+    cfg_.restart_policy = c.policy;
+    if (act_) act_->Shutdown();
+    slurm_ = std::make_shared<FakeSlurm>(3);
+    slurm_->SetJsonSupported(c.json);
+    // A COMPLETED job of an earlier run, still listed: not this run's success.
+    slurm_->AddJob({"90", "aiscale-llm", "aiscale:llm:0", "COMPLETED", ""});
+    act_ = std::make_unique<SlurmActuator>(ref_, cfg_, slurm_, clock_, http_, 2);
+    ASSERT_TRUE(act_->Start(/*poll=*/false).ok());
+    Settle();
+    EXPECT_FALSE(Observe().completed);
+    ASSERT_EQ(slurm_->Active().size(), 2u);
+    const std::vector<FakeJob> jobs = slurm_->Active();
+    slurm_->Complete(jobs[1].id);  // one agent finished first
+    ASSERT_TRUE(act_->Sync().ok());
+    if (c.completed) {
+      EXPECT_TRUE(Observe().completed);
+      EXPECT_EQ(Observe().ready, 1);  // the other is left to finish
+    }
+    slurm_->Complete(jobs[0].id);
+    Settle();
+    Settle();
+    const ScaleState s = Observe();
+    EXPECT_EQ(s.completed, c.completed) << s.detail;
+    if (c.completed) {
+      EXPECT_EQ(s.ready, 0);
+      EXPECT_EQ(slurm_->Log("sbatch").size(), 2u);
+      EXPECT_EQ(s.current, 2);
+      EXPECT_NE(s.detail.find("COMPLETED (exit 0): the job finished"), std::string::npos)
+          << s.detail;
+      // Asked to grow after it finished: still nothing submitted.
+      ASSERT_TRUE(act_->Apply(ref_, 3).ok());
+      EXPECT_EQ(slurm_->Log("sbatch").size(), 2u);
+    } else {
+      EXPECT_EQ(slurm_->Log("sbatch").size(), 4u);
+      EXPECT_EQ(s.ready, 2);
+    }
+  }
 }
 
 TEST_F(SlurmActuatorTest, HostFlagWithoutAHostReplicaIsInvalid) {

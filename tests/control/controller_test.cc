@@ -155,6 +155,41 @@ TEST(Controller, GoodLowSignalDoesScaleDown) {
   EXPECT_DOUBLE_EQ(d.inputs.at(0).sum, 10);
 }
 
+TEST(Controller, ACompletedWorkloadIsNeitherDecidedNorAppliedAndSaysSo) {
+  // The engine reports the job finished (its agents exited 0): whatever the policy would want
+  // (here 1, from the signals), the tick records rule "completed" at the current size, applies
+  // nothing, and the live view says the workload's state; the next workload still decides.
+  sim::SimClock clock(AtSeconds(1000));
+  FakeMetricSource source;
+  FakeActuator actuator;
+  actuator.Set("ns/job", 3, 0);
+  actuator.state["ns/job"].completed = true;
+  actuator.state["ns/job"].detail = "replica 0 exited 0: the job finished";
+  actuator.Set("ns/svc", 5, 5);
+  source.Set("queue_len", {4, 6});
+  LiveBoard board;
+  ControllerOptions opt;
+  opt.board = &board;
+  Controller ctl(clock, nullptr, opt);
+  ASSERT_TRUE(ctl.Add(Ratio("job", &actuator, &source)).ok());
+  ASSERT_TRUE(ctl.Add(Ratio("svc", &actuator, &source)).ok());
+  const std::vector<Decision> ds = CollectThenTick(ctl);
+  const Decision& d = ds.at(0);
+  EXPECT_EQ(d.recommendation.rule, kRuleCompleted);
+  EXPECT_TRUE(d.recommendation.valid);
+  EXPECT_EQ(d.constrained, 3);
+  EXPECT_EQ(d.action, Action::kNone);
+  EXPECT_NE(d.recommendation.reason.find("replica 0 exited 0: the job finished"), std::string::npos)
+      << d.recommendation.reason;
+  EXPECT_TRUE(ctl.completed(0));
+  EXPECT_FALSE(ctl.completed(1));
+  EXPECT_EQ(ds.at(1).constrained, 1);  // the other workload decided and applied
+  ASSERT_EQ(actuator.applies.size(), 1u);
+  EXPECT_EQ(actuator.applies[0].first, "ns/svc");
+  EXPECT_EQ(board.Workload("ns/job")->state, "completed");
+  EXPECT_EQ(board.Workload("ns/svc")->state, "running");
+}
+
 TEST(Controller, WhileApplyingIsOffItDecidesButDoesNotApply) {
   // Leader election flips this at run time: a follower decides and records, never applies.
   struct Case {

@@ -104,12 +104,77 @@ TEST(ThroughputModel, StateIsBoundedAndRoundTrips) {
   EXPECT_LE(m.DistinctSizes(), ThroughputModel::kMaxBuckets);
   PersistentState st;
   m.Save(st, "x");
-  EXPECT_LE(st.values["x.buckets"].size(), 6u * ThroughputModel::kMaxBuckets);
+  EXPECT_LE(st.values["x.buckets"].size(), 1 + 8u * ThroughputModel::kMaxBuckets);
   const ThroughputModel back = ThroughputModel::Load(st, "x", ThroughputPrior{});
   for (int n : {2, 10, 30}) EXPECT_DOUBLE_EQ(*back.Predict(n), *m.Predict(n));
   // Garbage in the store is skipped, not trusted.
   st.values["x.buckets"] = {-1, 1, 5, 5, 0, 0, 4, 1, std::nan(""), 3, 0, 0};
   EXPECT_FALSE(ThroughputModel::Load(st, "x", ThroughputPrior{}).HasData());
+}
+
+TEST(ThroughputModel, OneNoisyReadingBarelyMovesAMeasuredSize) {
+  // 20 readings at 2 nodes around 939 samples/s (+-2%), then one taken on a busy machine. From
+  // the 3rd reading on, a new one is clipped to the mean +- 2.5 sd (at least +-5%): the mean
+  // moves by at most that band's share of the time, and the spread records the noise.
+  struct Case {
+    std::string name;
+    double reading;
+    bool learned;
+  };
+  const std::vector<Case> cases = {
+      {"a third of the speed (busy machine)", 306.6, true},
+      {"a fifth: not the job's speed at all", 180, false},
+      {"twice as fast", 1878, true},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    ThroughputModel m;
+    for (int i = 0; i < 20; ++i) ASSERT_TRUE(m.Add(2, i % 2 ? 939 * 1.02 : 939 / 1.02, 3));
+    const SizeEvidence before = m.Evidence(2);
+    EXPECT_EQ(m.Add(2, c.reading, 3), c.learned);
+    const SizeEvidence after = m.Evidence(2);
+    // Unclipped, 306.6 would take the mean to 909 (-3.2%) and 1878 to 984 (+4.8%).
+    EXPECT_NEAR(after.mean, before.mean, 0.01 * before.mean);
+    EXPECT_GE(after.sd, before.sd);
+  }
+}
+
+TEST(ThroughputModel, EvidenceCountsReadingsAndTheirSpread) {
+  ThroughputModel m;
+  EXPECT_EQ(m.Evidence(3).count, 0);
+  EXPECT_DOUBLE_EQ(m.PooledRelativeVariance(), ThroughputModel::kDefaultRelativeSpread *
+                                                   ThroughputModel::kDefaultRelativeSpread);
+  // Readings 90, 110 alternating at 3 nodes (sd 10), one reading of 500 at 4.
+  for (int i = 0; i < 16; ++i) ASSERT_TRUE(m.Add(3, i % 2 ? 110 : 90, 5));
+  ASSERT_TRUE(m.Add(4, 500, 5));
+  const SizeEvidence e3 = m.Evidence(3);
+  EXPECT_EQ(e3.count, 16);
+  EXPECT_DOUBLE_EQ(e3.mean, 100);
+  EXPECT_NEAR(m.PooledRelativeVariance(), 0.01, 1e-12);  // (10 / 100)^2, pooled from 3 only
+  // Shrunk toward the pool with 2 readings' weight: both say 10 here.
+  EXPECT_NEAR(e3.sd, 10, 1e-9);
+  EXPECT_NEAR(e3.se, 10 / 4.0, 1e-9);
+  // One reading has no spread of its own: the pooled relative spread at its mean.
+  const SizeEvidence e4 = m.Evidence(4);
+  EXPECT_EQ(e4.count, 1);
+  EXPECT_NEAR(e4.sd, 50, 1e-9);
+  EXPECT_NEAR(e4.se, 50, 1e-9);
+}
+
+TEST(ThroughputModel, StateSavedBeforeTheSpreadLoadsWithTheDefaultSpread) {
+  // The layout of 6 values per size: readings as strong as the default 25% spread allows.
+  const ThroughputModel m = ThroughputModel::LoadFrom({2, 40, 40000, 40, 0, 0}, ThroughputPrior{});
+  const SizeEvidence e = m.Evidence(2);
+  EXPECT_EQ(e.count, 40);
+  EXPECT_DOUBLE_EQ(e.mean, 1000);
+  EXPECT_NEAR(e.sd, 250, 1e-9);
+  // Saved again, it takes the new layout and reads back the same.
+  std::vector<double> v;
+  m.SaveTo(v);
+  EXPECT_EQ(v.size(), 9u);
+  const SizeEvidence back = ThroughputModel::LoadFrom(v, ThroughputPrior{}).Evidence(2);
+  EXPECT_DOUBLE_EQ(back.sd, e.sd);
+  EXPECT_DOUBLE_EQ(back.count, e.count);
 }
 
 }  // namespace

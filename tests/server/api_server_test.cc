@@ -54,8 +54,9 @@ Answer Get(int port, const std::string& path) { return Send(port, "GET", path); 
 class ApiServerTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    view_.Set({ApiWorkload("serving", "llm", 4), ApiWorkload("batch", "bert", 2),
-               ApiWorkload("other", "bert", 1)});
+    WorkloadView finished = ApiWorkload("batch", "bert", 2);
+    finished.state = "completed";  // its engine said so (ScaleState::completed)
+    view_.Set({ApiWorkload("serving", "llm", 4), finished, ApiWorkload("other", "bert", 1)});
     view_.SetReady(true);
     for (int i = 0; i < 25; ++i) {
       ASSERT_TRUE(store_.Append(ApiDecision("serving/llm", 15.0 * i, i)).ok());
@@ -118,6 +119,7 @@ TEST_F(ApiServerTest, ListsWorkloadsSortedWithTheirLastDecision) {
   const nlohmann::json j = a.Json();
   ASSERT_EQ(j["count"], 3);
   EXPECT_EQ(j["workloads"][0]["key"], "batch/bert");
+  EXPECT_EQ(j["workloads"][0]["state"], "completed");
   EXPECT_EQ(j["workloads"][1]["key"], "other/bert");
   const nlohmann::json& llm = j["workloads"][2];
   EXPECT_EQ(llm["name"], "llm");
@@ -128,6 +130,7 @@ TEST_F(ApiServerTest, ListsWorkloadsSortedWithTheirLastDecision) {
   EXPECT_EQ(llm["current"], 4);
   EXPECT_EQ(llm["ready"], 4);
   EXPECT_EQ(llm["desired"], 4);
+  EXPECT_EQ(llm["state"], "running");
   EXPECT_EQ(llm["last_decision"]["rule"], "hpa_ratio");
   EXPECT_EQ(llm["last_decision"]["action"], "scaled");
   EXPECT_NE(llm["last_decision"]["summary"].get<std::string>().find("over target 24"),

@@ -17,35 +17,35 @@ class LogBuilder {
   explicit LogBuilder(int batch = 32) : batch_(batch) {}
   LogBuilder& Start(int world) {
     world_ = world;
-    Add({"start", t_, world, samples_, "", -1});
+    Add({"start", t_, world, samples_, "", -1, ""});
     return *this;
   }
   LogBuilder& Phase(const std::string& p, int epoch, double after_s = 0) {
     t_ += after_s;
-    Add({"phase", t_, 0, samples_, p, epoch});
+    Add({"phase", t_, 0, samples_, p, epoch, ""});
     return *this;
   }
   LogBuilder& Steps(int n, double step_s) {
     for (int i = 0; i < n; ++i) {
       t_ += step_s;
       samples_ += batch_ * world_;
-      Add({"step", t_, world_, samples_, "", -1});
+      Add({"step", t_, world_, samples_, "", -1, ""});
     }
     return *this;
   }
   LogBuilder& Ckpt(double after_s = 0) {
     t_ += after_s;
-    Add({"ckpt", t_, 0, samples_, "", -1});
+    Add({"ckpt", t_, 0, samples_, "", -1, ""});
     return *this;
   }
   LogBuilder& EvalEnd(int epoch, double after_s) {
     t_ += after_s;
-    Add({"eval", t_, 0, samples_, "", epoch});
+    Add({"eval", t_, 0, samples_, "", epoch, ""});
     return *this;
   }
   LogBuilder& Stop(double after_s) {
     t_ += after_s;
-    Add({"stop", t_, 0, samples_, "", -1});
+    Add({"stop", t_, 0, samples_, "", -1, ""});
     return *this;
   }
   LogBuilder& Wait(double s) {
@@ -53,15 +53,24 @@ class LogBuilder {
     return *this;
   }
   LogBuilder& Done() {
-    Add({"done", t_, 0, samples_, "", -1});
+    Add({"done", t_, 0, samples_, "", -1, ""});
+    return *this;
+  }
+  // Events from here on carry this run id ("" : none).
+  LogBuilder& Run(const std::string& id) {
+    run_ = id;
     return *this;
   }
   double now() const { return t_; }
   JobEventLog log() const { return {events_, 0}; }
 
  private:
-  void Add(JobEvent e) { events_.push_back(std::move(e)); }
+  void Add(JobEvent e) {
+    e.run = run_;
+    events_.push_back(std::move(e));
+  }
   int batch_;
+  std::string run_;
   int world_ = 1;
   double t_ = 1000;
   double samples_ = 0;
@@ -228,13 +237,145 @@ TEST(Calibrate, RejectsLogsWithoutARun) {
 TEST(Calibrate, UnfinishedRunWhenAllowed) {
   LogBuilder b;
   b.Start(1).Phase("load", 0).Phase("compute", 0, 5).Steps(10, 0.5).Stop(1);
-  auto c = Calibrate(b.log(), {}, {.allow_unfinished = true});
+  auto c = Calibrate(b.log(), {}, {.allow_unfinished = true, .run = ""});
   ASSERT_TRUE(c.ok()) << c.status().message();
   EXPECT_FALSE(c->finished);
   EXPECT_DOUBLE_EQ(c->total_samples, 320);
   EXPECT_NEAR(c->real.job_time_s, 11, 1e-9);  // to the last event (the stop)
   EXPECT_NEAR(c->samples_per_s.at(1), 64, 1e-9);
-  EXPECT_TRUE(Calibrate(StaticRun().log(), {}, {.allow_unfinished = true})->finished);
+  EXPECT_TRUE(Calibrate(StaticRun().log(), {}, {.allow_unfinished = true, .run = ""})->finished);
+}
+
+TEST(SelectRun, OneRunOfALogSeveralAppendedTo) {
+  // Two named runs, then an unnamed relaunch that found the final checkpoint (start, done).
+  LogBuilder b;
+  b.Run("a").Start(1).Phase("compute", 0).Steps(5, 0.5).Done();
+  b.Run("b").Wait(100).Start(2).Phase("compute", 0).Steps(8, 0.25).Done();
+  b.Run("").Wait(50).Start(2).Done();
+  struct Case {
+    std::string name;
+    std::string run;
+    std::string want_id;  // "!" + text: an error containing text
+    size_t events;
+  };
+  const std::vector<Case> cases = {
+      {"the last run with steps", "", "b", 11},
+      {"by id", "a", "a", 8},
+      {"unknown id", "zz", "!no run 'zz' (its runs: a, b)", 0},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    auto r = SelectRun(b.log(), c.run, false);
+    if (c.want_id[0] == '!') {
+      ASSERT_FALSE(r.ok());
+      EXPECT_NE(r.status().message().find(c.want_id.substr(1)), std::string::npos)
+          << r.status().message();
+      continue;
+    }
+    ASSERT_TRUE(r.ok()) << r.status().message();
+    EXPECT_EQ(r->id, c.want_id);
+    EXPECT_EQ(r->events.size(), c.events);
+  }
+  // Without run ids, a start after a done begins the next run.
+  LogBuilder u;
+  u.Start(1).Phase("compute", 0).Steps(5, 0.5).Done().Wait(10).Start(1).Phase("compute", 0);
+  u.Steps(3, 0.5).Done();
+  auto r = SelectRun(u.log(), "", false);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->id, "");
+  EXPECT_EQ(r->events.size(), 6u);
+  auto c = Calibrate(u.log(), {});
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_DOUBLE_EQ(c->total_samples, 8 * 32);  // the second run's samples
+}
+
+TEST(Calibrate, UsesOnlyTheDecisionsOfTheRunsWindow) {
+  // A grow run, its own ticks, and another run's ticks (a day earlier, and a day later) in the
+  // same list: only the run's own count.
+  GrowRun run = GrowingRun();
+  std::vector<TickRecord> ticks = run.ticks;
+  for (double shift : {-86400.0, 86400.0}) {
+    for (const TickRecord& k : run.ticks) ticks.push_back({k.t + shift, 3, true, 1});
+  }
+  auto c = Calibrate(run.log, ticks);
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(c->decisions_in_run, run.ticks.size());
+  EXPECT_EQ(c->real.rescales, 1);
+  auto none = Calibrate(run.log, {{run.decision_t + 86400, 1, true, 2}});
+  ASSERT_TRUE(none.ok());
+  EXPECT_EQ(none->decisions_in_run, 0u);
+}
+
+// What the run cannot determine is said, and falls back to a default inside the schema
+// (issue 27: one world size wrote inter_node_gb_per_s 1e12, which validate rejects).
+TEST(FitModel, SaysWhatTheRunDoesNotDetermine) {
+  struct Case {
+    std::string name;
+    std::map<int, double> samples_per_s;  // batch 32
+    std::vector<std::string> undetermined;
+    double max_bandwidth;
+  };
+  const std::vector<Case> cases = {
+      {"one size", {{1, 64}}, {"all-reduce (sync) time", "per-hop latency"}, kMaxGbPerS},
+      {"two sizes", {{1, 64}, {2, 100}}, {"per-hop latency"}, kMaxGbPerS},
+      {"three sizes", {{1, 64}, {2, 100}, {3, 120}}, {}, kMaxGbPerS},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    Calibration cal;
+    cal.batch = 32;
+    cal.samples_per_s = c.samples_per_s;
+    FitModel(cal);
+    std::string all;
+    for (const std::string& n : cal.not_determined) all += n + "\n";
+    size_t throughput_notes = 0;
+    for (const std::string& n : cal.not_determined) throughput_notes += n.find("eval") == 0 ? 0 : 1;
+    EXPECT_EQ(throughput_notes, c.undetermined.size()) << all;
+    for (const std::string& want : c.undetermined) {
+      EXPECT_NE(all.find(want), std::string::npos) << all;
+    }
+    const double b = BandwidthForSync(cal.sync_s);
+    EXPECT_GE(b, kMinGbPerS);
+    EXPECT_LE(b, c.max_bandwidth);
+    cal.total_samples = 1000;
+    cal.epochs = 1;
+    cal.real.job_time_s = 100;
+    ScenarioFrame frame;
+    frame.max_replicas = 3;
+    frame.policy_yaml = "{name: training, reference_replicas: 2}";
+    const std::string yaml = ScenarioYaml(cal, frame);
+    const auto parsed = ParseScenario(yaml, "calibrated.yaml");
+    EXPECT_TRUE(parsed.ok()) << parsed.status().message() << "\n" << yaml;
+    for (const std::string& n : cal.not_determined) {
+      EXPECT_NE(yaml.find("# Not determined by this run: " + n), std::string::npos) << yaml;
+    }
+  }
+}
+
+TEST(FitModel, BandwidthStaysWithinTheSchema) {
+  bool clamped = true;
+  EXPECT_EQ(BandwidthForSync(0, &clamped), kMaxGbPerS);  // no all-reduce cost
+  EXPECT_FALSE(clamped);
+  EXPECT_EQ(BandwidthForSync(1e-12, &clamped), kMaxGbPerS);
+  EXPECT_TRUE(clamped);
+  EXPECT_EQ(BandwidthForSync(1e9, &clamped), kMinGbPerS);
+  EXPECT_TRUE(clamped);
+  EXPECT_NEAR(BandwidthForSync(0.04, &clamped), 0.1, 1e-12);  // 2 x 2 MB of gradients / 0.04 s
+  EXPECT_FALSE(clamped);
+}
+
+TEST(ScenarioYaml, BlockStylePolicyIsIndented) {
+  const GrowRun run = GrowingRun();
+  auto c = Calibrate(run.log, run.ticks);
+  ASSERT_TRUE(c.ok());
+  ScenarioFrame f;
+  f.min_replicas = 1;
+  f.max_replicas = 3;
+  f.policy_yaml = "name: training\nreference_replicas: 2\nmin_dwell: 30s\n";
+  const std::string yaml = ScenarioYaml(*c, f);
+  auto s = ParseScenario(yaml, "calibrated.yaml");
+  ASSERT_TRUE(s.ok()) << s.status().message() << "\n" << yaml;
+  EXPECT_EQ(s->workloads[0].spec.pipeline.name, "training");
 }
 
 // The scenario written from a calibration parses, and its job model gives back the measured

@@ -81,8 +81,8 @@ Recommendation TrainingPolicy::Recommend(const PolicyInput& in, PersistentState&
   ObserveTick(k);
   // The rules of training.h, first match wins; the last always decides.
   for (auto rule :
-       {RuleReplaceFailedNodes, RuleHoldRestarting, RuleHoldMissingSignal, RuleHoldBudget,
-        RuleIoBoundLoad, RuleHoldForPhase, RuleHoldNoDataOrDone, RuleRescale}) {
+       {RuleCompleted, RuleReplaceFailedNodes, RuleHoldRestarting, RuleHoldMissingSignal,
+        RuleHoldBudget, RuleIoBoundLoad, RuleHoldForPhase, RuleHoldNoData, RuleRescale}) {
     if (rule(k)) break;
   }
   k.Save();

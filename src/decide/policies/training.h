@@ -2,6 +2,9 @@
 // jobs (docs/architecture.md "The loop", docs/training-engine-contract.md).
 //
 // Rules, first match wins (Recommendation.rule names it; reason and facts carry the numbers):
+//   0. completed: the job reported no samples remaining after training was seen: nothing is
+//      restarted, replaced or rescaled from then on (the signals going missing when the job
+//      exits change nothing), until it reports samples to train and trains again.
 //   1. replace_failed_nodes: current or ready below the size last asked for, for grace_period:
 //      ask for that size again (capped by free capacity); ignores the rescale budget.
 //   2. hold_restarting: the job is restarting or warming up after a size change.
@@ -20,6 +23,9 @@
 //      within max_slowdown of the reference size, when its gain over staying exceeds the restart
 //      cost by gain_margin; a phase (load, eval) gets a size of its own when its learned length
 //      (mean less one deviation) outlasts min_dwell and the bucket can pay for the way back.
+//      A move between two sizes both measured must be backed by their readings beyond their
+//      noise (move_evidence.h: 3 standard errors), else hold_within_noise; the Decision states
+//      the evidence either way (facts evidence_*, compute_sd_at_N, compute_readings_at_N).
 //   7. hold_*: otherwise, saying why.
 // A phase boundary is seen on the tick it happens (the job's `phase` signal, or inferred), and
 // rules 5 and 6 act on it at once when the budget and the payoff allow.

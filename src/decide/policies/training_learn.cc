@@ -140,7 +140,10 @@ void Learn(TrainingTick& k, double dt) {
     (*lp == Phase::kLoad ? t.load_s : t.eval_s) += dt * ratio;
   } else if (has_samples) {
     ThroughputModel& m = *lp == Phase::kLoad ? f.load : f.compute;
-    if (m.Add(k.in.current, *x.samples, dt, x.util.value_or(-1))) {
+    // One reading is one reading: a tick that came late (a busy machine) still read one rate
+    // window, so it weighs as much as an on-time one, not as the whole gap.
+    const double weight = std::min(dt, std::max(k.ctx.control_period_s, 1.0));
+    if (m.Add(k.in.current, *x.samples, weight, x.util.value_or(-1))) {
       (*lp == Phase::kLoad ? t.samples_load : t.samples_compute) += *x.samples * dt;
       t.train_s += dt;
     }
@@ -272,8 +275,8 @@ void ObserveTick(TrainingTick& k) {
   TrackPhase(k, dt);
   Learn(k, dt);
   Recommendation& rec = k.rec;
-  // The 8 below and a rule's: RuleRescale, the longest, adds about 30.
-  rec.facts.reserve(40);
+  // The 8 below and a rule's: RuleRescale, the longest, adds about 40 (its evidence included).
+  rec.facts.reserve(48);
   rec.desired = k.in.current;
   rec.valid = true;
   k.Fact("current", k.in.current);

@@ -5,6 +5,7 @@
 #include "core/numeric.h"
 #include "core/signal.h"
 #include "decide/policies/training_tick.h"
+#include "decide/training/move_evidence.h"
 #include "decide/training/size_planner.h"
 
 namespace aiscale::decide {
@@ -22,6 +23,10 @@ constexpr double kOverheadAfterS = 1800;
 constexpr double kShrinkSafety = 0.02;
 // The bucket is refilled tick by tick; a sum of many small refills may land a hair below 1.
 constexpr double kTokenSlack = 1e-9;
+// Standard errors by which the readings must back a move between two measured sizes. Readings
+// are not independent (the job's rate window spans about two ticks), so the error counted
+// from them is optimistic by about sqrt(2): 3 keeps a two-sigma margin on independent data.
+constexpr double kEvidenceZ = 3;
 
 int FloorTo(int v, int g) { return (v / g) * g; }
 int LargestAllowed(const TrainingTick& k);
@@ -31,6 +36,25 @@ std::string Str(int v) { return std::to_string(v); }
 const auto& Num = TrainingNum;
 
 }  // namespace
+
+bool RuleCompleted(TrainingTick& k) {
+  TrainingState& t = k.t;
+  const bool none_left = k.x.remaining && *k.x.remaining <= 0;
+  // A gauge left at 0 before the job set it is not a finished job: only after training ran.
+  const bool trained = k.fits.compute.HasData() || k.fits.load.HasData();
+  const bool training_again =
+      k.x.remaining && *k.x.remaining > 0 && k.x.samples && *k.x.samples > 0;
+  if (none_left && trained) t.completed = true;
+  if (training_again) t.completed = false;
+  if (!t.completed) return false;
+  std::string why = none_left ? "the job reports no samples remaining"
+                              : "the job reported no samples remaining earlier";
+  if (!none_left && !k.x.missing.empty()) why += " (" + k.x.missing + " now)";
+  k.rec.rule = "completed";
+  k.rec.reason = k.note + why + ": completed, holding at " + Str(k.in.current) +
+                 " with no restart, replacement or rescale";
+  return true;
+}
 
 bool RuleReplaceFailedNodes(TrainingTick& k) {
   TrainingState& t = k.t;
@@ -130,18 +154,12 @@ bool RuleHoldForPhase(TrainingTick& k) {
   return true;
 }
 
-bool RuleHoldNoDataOrDone(TrainingTick& k) {
-  if (!k.fits.compute.HasData()) {
-    k.rec.rule = "hold_no_data";
-    k.rec.reason = k.note + "no training throughput observed outside restarts yet";
-    return true;
-  }
-  if (*k.x.remaining <= 0) {
-    k.rec.rule = "hold_job_done";
-    k.rec.reason = k.note + "no samples remaining";
-    return true;
-  }
-  return false;
+bool RuleHoldNoData(TrainingTick& k) {
+  // No samples remaining with data is RuleCompleted's; without, the job has not trained yet.
+  if (k.fits.compute.HasData() && *k.x.remaining > 0) return false;
+  k.rec.rule = "hold_no_data";
+  k.rec.reason = k.note + "no training throughput observed outside restarts yet";
+  return true;
 }
 
 namespace {
@@ -337,6 +355,11 @@ void PlanFacts(TrainingTick& k, const PlanResult& pr, const SecondsPerSampleFn& 
   for (int n : {cur - k.g, cur, cur + k.g}) {
     if (auto v = compute.Predict(n)) k.Fact("compute_samples_per_s_at_" + Str(n), *v);
     if (auto v = compute.Observed(n)) k.Fact("compute_observed_at_" + Str(n), *v);
+    const SizeEvidence e = compute.Evidence(n);
+    if (e.count > 0) {
+      k.Fact("compute_readings_at_" + Str(n), e.count);
+      k.Fact("compute_sd_at_" + Str(n), e.sd);
+    }
   }
   k.Fact("load_share", phi_load);
   k.Fact("overhead_share", t.train_s > 0 ? (t.load_s + t.eval_s) / t.train_s : 0.0);
@@ -391,6 +414,27 @@ bool TryProbe(TrainingTick& k, const PlanInput& pi, const PlanResult& pr,
   return true;
 }
 
+// A job-level move between sizes must be backed by what was measured at both beyond their
+// noise (move_evidence.h): the confidence goes into the facts; when it falls short, the size
+// holds and the Decision says so. Returns true when it held.
+bool HoldWithinNoise(TrainingTick& k, const PlanResult& pr, const MoveEvidence& ev) {
+  k.Fact("evidence_z", ev.judged ? ev.z : 0);
+  k.Fact("evidence_z_needed", kEvidenceZ);
+  k.Fact("evidence_judged", ev.judged ? 1 : 0);
+  for (const SizeEvidence* e : {&ev.from, &ev.to}) {
+    k.Fact("evidence_readings_at_" + Str(e->nodes), e->count);
+    if (e->count > 0) k.Fact("evidence_mean_at_" + Str(e->nodes), e->mean);
+  }
+  if (ev.Backs(kEvidenceZ)) return false;
+  k.rec.rule = "hold_within_noise";
+  k.rec.reason = k.note + "the model prefers " + Str(pr.chosen.first) + " to " + Str(k.in.current) +
+                 " (gain " + Num(pr.gain) + " > needed " + Num(pr.needed) +
+                 "), but the readings do not back it beyond their noise: " + ev.Text() +
+                 (ev.judged ? ", needed " + Num(kEvidenceZ) : "") + "; holding at " +
+                 Str(k.in.current);
+  return true;
+}
+
 void ApplyVerdict(TrainingTick& k, const PlanInput& pi, const PlanResult& pr,
                   const SecondsPerSampleFn& y_job, int hi) {
   const int cur = k.in.current;
@@ -398,6 +442,13 @@ void ApplyVerdict(TrainingTick& k, const PlanInput& pi, const PlanResult& pr,
   const std::string where =
       pr.phase_driven ? " for the rest of the " + pi.phase->phase + " phase" : "";
   Recommendation& rec = k.rec;
+  std::string confidence;
+  if (pr.verdict == PlanVerdict::kRescale && !pr.phase_driven) {
+    // A saving is judged per node, a move for time on the job's throughput.
+    const MoveEvidence ev = JudgeMove(k.fits.compute, cur, pr.chosen.first, pr.stay.feasible);
+    if (HoldWithinNoise(k, pr, ev)) return;
+    confidence = "; evidence: " + ev.Text();
+  }
   switch (pr.verdict) {
     case PlanVerdict::kRescale:
       if (pr.phase_driven && k.ph.phase) {
@@ -409,7 +460,7 @@ void ApplyVerdict(TrainingTick& k, const PlanInput& pi, const PlanResult& pr,
           "rescale " + Str(cur) + " -> " + Str(pr.chosen.first) + where + ": predicted finish in " +
               Num(pr.chosen.time_s) + " s (stay: " + Num(pr.stay.time_s) + " s, deadline " +
               Num(pr.deadline_s - k.t.wall_s) + " s from now), gain " + Num(pr.gain) + unit +
-              " > needed " + Num(pr.needed) + unit);
+              " > needed " + Num(pr.needed) + unit + confidence);
       break;
     case PlanVerdict::kHoldGainTooSmall:
       rec.rule = "hold_gain_below_restart_cost";

@@ -86,13 +86,14 @@ struct TrainingTick {
 void ObserveTick(TrainingTick& k);
 
 // The rules, in order (training_rules.cc). Each returns true when it decided.
+bool RuleCompleted(TrainingTick& k);
 bool RuleReplaceFailedNodes(TrainingTick& k);
 bool RuleHoldRestarting(TrainingTick& k);
 bool RuleHoldMissingSignal(TrainingTick& k);
 bool RuleHoldBudget(TrainingTick& k);
 bool RuleIoBoundLoad(TrainingTick& k);
 bool RuleHoldForPhase(TrainingTick& k);
-bool RuleHoldNoDataOrDone(TrainingTick& k);
+bool RuleHoldNoData(TrainingTick& k);
 bool RuleRescale(TrainingTick& k);
 
 std::string TrainingNum(double v);

@@ -11,7 +11,22 @@ namespace aiscale::decide {
 namespace {
 
 constexpr int kParams = 3;
-constexpr int kFields = 6;           // per bucket in PersistentState
+constexpr int kOldFields = 6;  // per bucket in the layout before the spread was kept
+constexpr int kFields = 8;     // per bucket in PersistentState, after kLayoutTag
+// First value of a state vector in the layout with the spread; an older layout starts with a
+// bucket's node count (>= 1), so the two cannot be confused.
+constexpr double kLayoutTag = -2;
+// Readings at a size before a new one is clipped to its band: with fewer, nothing says which
+// one is the outlier.
+constexpr double kRobustAfter = 3;
+constexpr double kClipSd = 2.5;       // the band: mean +- this many sd of one reading...
+constexpr double kMinBand = 0.05;     // ...and never narrower than this share of the mean
+constexpr double kPriorReadings = 2;  // weight of the pooled spread in a size's own, in readings
+// Readings a size's statistics stand for at most: older ones fade in proportion as new ones
+// come, so a size whose speed changed for good is seen as it is now within about twice this
+// many readings, while one reading moves its mean by at most 1/kMaxReadings of its band.
+constexpr double kMaxReadings = 30;
+constexpr double kMinReliability = 0.25, kMaxReliability = 4;
 constexpr int kPositiveUpTo = 1024;  // the fit must predict positive time up to this size
 constexpr double kMaxSerialShare = 0.98;
 
@@ -81,9 +96,15 @@ bool ThroughputModel::Add(int nodes, double samples_per_s, double duration_s, do
   }
   auto it = std::find_if(buckets_.begin(), buckets_.end(),
                          [&](const Bucket& b) { return b.nodes == nodes; });
-  if (it != buckets_.end() && it->count >= 3) {
+  double x = samples_per_s;
+  if (it != buckets_.end() && it->count >= kRobustAfter) {
     const double mean = it->w / it->wy;
-    if (samples_per_s < mean / 4 || samples_per_s > mean * 4) return false;
+    if (x < mean / 4 || x > mean * 4) return false;
+    // One reading on a busy machine must not move what the size is known for: clipped to the
+    // band its own spread allows.
+    const double band =
+        std::max(kClipSd * std::sqrt(std::max(0.0, it->m2) / it->wy), kMinBand * mean);
+    x = std::clamp(x, mean - band, mean + band);
   }
   if (it == buckets_.end()) {
     if (static_cast<int>(buckets_.size()) >= kMaxBuckets) {
@@ -92,19 +113,79 @@ bool ThroughputModel::Add(int nodes, double samples_per_s, double duration_s, do
                                     [](const Bucket& a, const Bucket& b) { return a.w < b.w; });
       buckets_.erase(least);
     }
-    buckets_.push_back(Bucket{nodes, 0, 0, 0, 0, 0});
+    buckets_.push_back(Bucket{nodes, 0, 0, 0, 0, 0, 0, 0});
     it = buckets_.end() - 1;
   }
-  const double samples = samples_per_s * duration_s;
+  if (it->count >= kMaxReadings) {
+    const double keep = (kMaxReadings - 1) / it->count;
+    it->count *= keep;
+    it->w *= keep;
+    it->wy *= keep;
+    it->m2 *= keep;
+    it->util_s *= keep;
+    it->util_t *= keep;
+  }
+  // Duration-weighted Welford: w / wy stays the mean of the (clipped) readings.
+  const double before = it->wy > 0 ? it->w / it->wy : x;
+  const double wy = it->wy + duration_s;
+  const double after = before + duration_s / wy * (x - before);
+  it->m2 += duration_s * (x - before) * (x - after);
   it->count += 1;
-  it->w += samples;
-  it->wy += duration_s;
+  it->w += x * duration_s;
+  it->wy = wy;
+  it->seconds += duration_s;
   if (std::isfinite(gpu_util) && gpu_util >= 0) {
     it->util_s += gpu_util * duration_s;
     it->util_t += duration_s;
   }
   fitted_ = false;
   return true;
+}
+
+const ThroughputModel::Bucket* ThroughputModel::Find(int nodes) const {
+  for (const Bucket& b : buckets_) {
+    if (b.nodes == nodes) return &b;
+  }
+  return nullptr;
+}
+
+double ThroughputModel::PooledRelativeVariance() const {
+  double m2 = 0, scale = 0;
+  for (const Bucket& b : buckets_) {
+    if (b.count < 2) continue;
+    const double mean = b.w / b.wy;
+    m2 += std::max(0.0, b.m2);
+    scale += b.wy * mean * mean;
+  }
+  if (scale <= 0) return kDefaultRelativeSpread * kDefaultRelativeSpread;
+  return m2 / scale;
+}
+
+SizeEvidence ThroughputModel::Evidence(int nodes) const {
+  SizeEvidence e;
+  e.nodes = nodes;
+  const Bucket* b = Find(nodes);
+  if (!b) return e;
+  e.count = b->count;
+  e.mean = b->w / b->wy;
+  // The size's own variance, shrunk toward the pooled one while it has few readings (one
+  // reading has no spread of its own; the job's noise is much the same at every size).
+  const double own = std::max(0.0, b->m2) / b->wy;
+  const double prior = PooledRelativeVariance() * e.mean * e.mean;
+  const double dof = std::max(0.0, b->count - 1);
+  e.sd = std::sqrt((kPriorReadings * prior + dof * own) / (kPriorReadings + dof));
+  e.se = e.sd / std::sqrt(std::max(1.0, b->count));
+  return e;
+}
+
+double ThroughputModel::Reliability(const Bucket& b, double pooled) const {
+  if (!(pooled > 0)) return 1;
+  const double mean = b.w / b.wy;
+  const double own = std::max(0.0, b.m2) / b.wy / (mean * mean);
+  const double dof = std::max(0.0, b.count - 1);
+  const double shrunk = (kPriorReadings * pooled + dof * own) / (kPriorReadings + dof);
+  if (!(shrunk > 0)) return kMaxReliability;
+  return std::clamp(pooled / shrunk, kMinReliability, kMaxReliability);
 }
 
 int ThroughputModel::NormNodes() const {
@@ -139,20 +220,26 @@ void ThroughputModel::Refit() const {
   const double sigma = PriorSerialShare();
   const std::array<double, kParams> dir = {sigma, (1 - sigma) * m / nr, 0};
 
+  // Each size counts by its samples, less when its readings are noisier than the pool's.
+  const double pooled = PooledRelativeVariance();
+  std::vector<double> weight;
+  weight.reserve(buckets_.size());
   double w_total = 0, hh = 0, hy = 0;
   std::array<std::array<double, kParams>, kParams> m_data{};
   std::array<double, kParams> v_data{};
   for (const Bucket& b : buckets_) {
     const auto f = Features(b.nodes, nr);
     const double ybar = b.wy / b.w;
+    const double w = b.w * Reliability(b, pooled);
+    weight.push_back(w);
     double h = 0;
     for (int j = 0; j < kParams; ++j) h += dir[j] * f[j];
-    hh += b.w * h * h;
-    hy += b.w * h * ybar;
-    w_total += b.w;
+    hh += w * h * h;
+    hy += w * h * ybar;
+    w_total += w;
     for (int i = 0; i < kParams; ++i) {
-      v_data[i] += b.wy * f[i];
-      for (int j = 0; j < kParams; ++j) m_data[i][j] += b.w * f[i] * f[j];
+      v_data[i] += w * ybar * f[i];
+      for (int j = 0; j < kParams; ++j) m_data[i][j] += w * f[i] * f[j];
     }
   }
   const double amp = hy / hh;
@@ -163,10 +250,11 @@ void ThroughputModel::Refit() const {
 
   auto objective = [&](const std::array<double, kParams>& th) {
     double j = 0;
-    for (const Bucket& b : buckets_) {
+    for (size_t i = 0; i < buckets_.size(); ++i) {
+      const Bucket& b = buckets_[i];
       const auto f = Features(b.nodes, nr);
       const double pred = th[0] * f[0] + th[1] * f[1] + th[2] * f[2];
-      j += b.w * pred * pred - 2 * b.wy * pred;
+      j += weight[i] * (pred * pred - 2 * (b.wy / b.w) * pred);
     }
     for (int k = 0; k < kParams; ++k)
       j += lambda[k] * (th[k] - prior_theta[k]) * (th[k] - prior_theta[k]);
@@ -219,17 +307,14 @@ std::optional<double> ThroughputModel::Predict(int nodes) const {
 }
 
 std::optional<double> ThroughputModel::Observed(int nodes) const {
-  for (const Bucket& b : buckets_) {
-    if (b.nodes == nodes && b.wy > 0) return b.w / b.wy;
-  }
+  const Bucket* b = Find(nodes);
+  if (b && b->wy > 0) return b->w / b->wy;
   return std::nullopt;
 }
 
 double ThroughputModel::ObservedSeconds(int nodes) const {
-  for (const Bucket& b : buckets_) {
-    if (b.nodes == nodes) return b.wy;
-  }
-  return 0;
+  const Bucket* b = Find(nodes);
+  return b ? b->seconds : 0;
 }
 
 ThroughputParams ThroughputModel::Params() const {
@@ -253,8 +338,11 @@ void ThroughputModel::Save(PersistentState& state, const std::string& prefix) co
 
 void ThroughputModel::SaveTo(std::vector<double>& v) const {
   v.clear();
+  if (buckets_.empty()) return;
+  v.push_back(kLayoutTag);
   for (const Bucket& b : buckets_) {
-    v.insert(v.end(), {static_cast<double>(b.nodes), b.count, b.w, b.wy, b.util_s, b.util_t});
+    v.insert(v.end(), {static_cast<double>(b.nodes), b.count, b.w, b.wy, b.util_s, b.util_t, b.m2,
+                       b.seconds});
   }
 }
 
@@ -267,12 +355,26 @@ ThroughputModel ThroughputModel::Load(const PersistentState& state, const std::s
 
 ThroughputModel ThroughputModel::LoadFrom(const std::vector<double>& v, ThroughputPrior prior) {
   ThroughputModel m(prior);
-  m.buckets_.reserve(std::min<size_t>(v.size() / kFields, kMaxBuckets));
-  for (size_t i = 0; i + kFields <= v.size() && m.buckets_.size() < kMaxBuckets; i += kFields) {
+  const bool tagged = !v.empty() && v[0] == kLayoutTag;
+  const size_t fields = tagged ? kFields : kOldFields;
+  m.buckets_.reserve(std::min<size_t>(v.size() / fields, kMaxBuckets));
+  for (size_t i = tagged ? 1 : 0; i + fields <= v.size() && m.buckets_.size() < kMaxBuckets;
+       i += fields) {
     Bucket b{
-        ClampToInt(v[i], 0, kMaxReplicaCount), v[i + 1], v[i + 2], v[i + 3], v[i + 4], v[i + 5]};
+        ClampToInt(v[i], 0, kMaxReplicaCount), v[i + 1], v[i + 2], v[i + 3], v[i + 4], v[i + 5], 0,
+        tagged ? v[i + 7] : v[i + 3]};
+    if (!(b.seconds >= b.wy) || !std::isfinite(b.seconds)) b.seconds = b.wy;
     // State from a store is input: skip anything that could not have been written by Add.
     if (b.nodes < 1 || !(b.w > 0) || !(b.wy > 0) || !std::isfinite(b.w + b.wy)) continue;
+    if (!(b.count >= 0) || !std::isfinite(b.count)) b.count = 1;
+    const double mean = b.w / b.wy;
+    if (tagged && std::isfinite(v[i + 6]) && v[i + 6] >= 0) {
+      b.m2 = v[i + 6];
+    } else {
+      // Saved before the spread was kept (or garbled): assume the default spread, so the old
+      // readings count as evidence no stronger than that.
+      b.m2 = kDefaultRelativeSpread * kDefaultRelativeSpread * mean * mean * b.wy;
+    }
     m.buckets_.push_back(b);
   }
   m.fitted_ = false;  // fitted on first use: a tick reads some of its models only

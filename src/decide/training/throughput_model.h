@@ -10,7 +10,17 @@
 // efficiency, and whose amplitude comes from the data. With data at one size only, the fit goes
 // through that size and keeps the prior's shape; with three or more sizes, the data decide.
 // Observation weight = samples processed (samples/s x seconds), so a bucket's mean is total
-// time / total samples. Bounded: at most kMaxBuckets sizes. Value type; not thread-safe.
+// time / total samples.
+//
+// Noise (issue 27): each size also keeps the spread of its readings (a duration-weighted
+// variance), and from its 3rd reading on a new one is clipped to the size's mean +- 2.5 sd
+// (never tighter than +-5%) before it counts, so one reading taken on a busy machine moves the
+// mean by at most that band's share; a size stands for its last 30 readings or so (older ones
+// fade as new ones come), so a lasting change of speed is learned within about twice that.
+// Evidence() reports, per size, the readings, the robust
+// mean, the spread (shrunk toward the spread pooled over all sizes while a size has few
+// readings) and the standard error of its mean; the fit weighs a size noisier than the pool
+// less. Bounded: at most kMaxBuckets sizes. Value type; not thread-safe.
 #pragma once
 
 #include <optional>
@@ -37,6 +47,15 @@ struct ThroughputPrior {
   // slope between 1/n and n arbitrarily.
   double strength = 1e-6;
   double latency_strength = 0.01;
+};
+
+// What the readings at one size say, for judging a move between sizes against their noise.
+struct SizeEvidence {
+  int nodes = 0;
+  double count = 0;  // readings (intervals) learned at this size; 0: never measured
+  double mean = 0;   // robust mean samples/s (duration-weighted, outliers clipped)
+  double sd = 0;     // spread of one reading, samples/s
+  double se = 0;     // standard error of `mean`: sd / sqrt(count)
 };
 
 struct ThroughputParams {
@@ -69,8 +88,15 @@ class ThroughputModel {
   ThroughputParams Params() const;
   // Samples/s observed at exactly `nodes` (total samples / total time); nullopt if none.
   std::optional<double> Observed(int nodes) const;
-  // Seconds of observations at exactly `nodes`.
+  // Seconds of observations at exactly `nodes`, all of them (the mean fades older ones).
   double ObservedSeconds(int nodes) const;
+  // The readings at exactly `nodes` (count 0 when none).
+  SizeEvidence Evidence(int nodes) const;
+  // Relative variance of one reading pooled over every size with 2 or more readings
+  // (kDefaultRelativeSpread squared when none has).
+  double PooledRelativeVariance() const;
+  // Until a size has readings of its own, its spread is assumed to be this share of its mean.
+  static constexpr double kDefaultRelativeSpread = 0.25;
 
   void Save(PersistentState& state, const std::string& prefix) const;
   static ThroughputModel Load(const PersistentState& state, const std::string& prefix,
@@ -84,11 +110,17 @@ class ThroughputModel {
   struct Bucket {
     int nodes = 0;
     double count = 0;
-    double w = 0;       // sum of samples (weights)
-    double wy = 0;      // sum of weight * seconds-per-sample = seconds
-    double util_s = 0;  // sum of gpu_util * seconds (where known)
-    double util_t = 0;  // seconds with a known gpu_util
+    double w = 0;        // sum of samples (weights)
+    double wy = 0;       // sum of weight * seconds-per-sample = seconds
+    double util_s = 0;   // sum of gpu_util * seconds (where known)
+    double util_t = 0;   // seconds with a known gpu_util
+    double m2 = 0;       // sum of seconds * (samples/s - mean)^2 (Welford, duration-weighted)
+    double seconds = 0;  // all the time observed at this size (w, wy, m2 fade; this does not)
   };
+  const Bucket* Find(int nodes) const;
+  // Weight of a bucket in the fit relative to its samples: the pooled relative variance over
+  // its own (shrunk), within [1/4, 4]; 1 when no size shows any spread.
+  double Reliability(const Bucket& b, double pooled) const;
   // Fits theta_ from the buckets; Fit() does it once after they change (Add, Load), so a model
   // that a tick never queries is never fitted. Same numbers as fitting eagerly.
   void Refit() const;

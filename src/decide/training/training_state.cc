@@ -47,6 +47,7 @@ void Fields(State& t, Fn&& f) {
   f("tr.phase_resized", t.phase_resized);
   f("tr.phase_util_s", t.phase_util_s);
   f("tr.phase_util_t", t.phase_util_t);
+  f("tr.completed", t.completed);
 }
 
 // The keys of the layout before the packed one, as strings, built once, and their order in

@@ -52,6 +52,7 @@ struct TrainingState {
   bool phase_resized = false;  // the size changed during the current phase
   double phase_util_s = 0;     // sum of util x seconds in the current phase
   double phase_util_t = 0;
+  bool completed = false;  // the job reported no samples remaining after training was seen
 
   static TrainingState Load(const PersistentState& s);
   void Save(PersistentState& s) const;

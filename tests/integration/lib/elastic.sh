@@ -24,6 +24,12 @@
 #         engine=local|slurm (slurm: one batch job per agent, DIR/agent.sbatch; partition=debug)
 #         heartbeat=0 (the store keeps every decision; default: the store's own heartbeat)
 #
+#   elastic_wait FILE STALL_S CAP_S PID CMD...
+#       runs CMD every second until it succeeds. Fails when FILE (the job's events log) has not
+#       grown for STALL_S seconds since it appeared, PID (aiscale) died, or CAP_S seconds
+#       passed: the bound follows the job's own progress, so a busy machine makes a test slower,
+#       not failed (before the job's first event only CAP_S applies).
+#
 # Requires ELASTIC_DIR (examples/elastic) or derives it from this file's location.
 
 # Ends the calling test with a SKIP line (exit 0, as the other integration tests skip) when
@@ -33,6 +39,26 @@ elastic_require_torch() {
     echo "SKIP: /usr/bin/python3 cannot import torch (apt-get install python3-torch)"
     exit 0
   fi
+}
+
+elastic_wait() {
+  local file=$1 stall=$2 cap=$3 pid=$4 size=-1 now_size
+  shift 4
+  local start=$SECONDS since=$SECONDS
+  until "$@"; do
+    kill -0 "$pid" 2>/dev/null || return 1
+    ((SECONDS - start > cap)) && return 1
+    now_size=$(stat -c %s "$file" 2>/dev/null || echo none)
+    if [ "$now_size" = none ]; then
+      since=$SECONDS
+    elif [ "$now_size" != "$size" ]; then
+      size=$now_size
+      since=$SECONDS
+    elif ((SECONDS - since > stall)); then
+      return 1
+    fi
+    sleep 1
+  done
 }
 
 ELASTIC_DIR=${ELASTIC_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../../../examples/elastic" && pwd)}
@@ -99,7 +125,7 @@ _elastic_local_target() {
         command: $3
         rendezvous_host_replica: 0
         readiness: {log: 'aiscale-elastic: worker'}   # its worker joined a rendezvous
-        ready_timeout: 120s
+        ready_timeout: 300s        # torch imports take minutes on a busy machine
         env: {OMP_NUM_THREADS: '1'}
         pre_stop:
           command: $(_elastic_pre_stop "$2")

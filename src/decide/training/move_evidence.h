@@ -1,0 +1,40 @@
+// MoveEvidence: whether what was measured at two sizes backs a move between them by more than
+// the noise seen there (issue 27: a size once measured worse must not be retried on one noisy
+// reading).
+//
+// A move is judged on the quantity the size planner chose it by: job throughput (samples/s)
+// when staying misses the completion budget, throughput per node when the move is a saving.
+// The difference of the two sizes' robust means is compared with its standard error (from
+// each size's spread and readings, ThroughputModel::Evidence): z = difference / standard error.
+// A move to a size never measured is the prior's call (exploring), so it is not judged here;
+// a move away from a size not measured yet, to one that was, waits for a reading where the job
+// is (what it paid a restart to learn). Pure; value types.
+#pragma once
+
+#include <string>
+
+#include "decide/training/throughput_model.h"
+
+namespace aiscale::decide {
+
+struct MoveEvidence {
+  SizeEvidence from, to;
+  bool per_node = false;  // judged on samples/s per node (a saving), else on samples/s
+  bool judged = false;    // both sizes measured
+  double diff = 0;        // measured advantage of `to` over `from` (samples/s, or per node)
+  double se = 0;          // its standard error
+  double z = 0;           // diff / se; +-kHugeZ when se is 0 (readings without any spread)
+
+  // Backed beyond `needed` standard errors; true when `to` was never measured (the prior's
+  // call), false when only `from` lacks readings.
+  bool Backs(double needed) const { return judged ? z >= needed : to.count <= 0; }
+  // "measured 939±12 samples/s (40 readings) at 2 vs 541±9 (30) at 3: z = 17" or
+  // "3 never measured: the model's prior decides".
+  std::string Text() const;
+};
+
+inline constexpr double kHugeZ = 1e9;
+
+MoveEvidence JudgeMove(const ThroughputModel& model, int from, int to, bool per_node);
+
+}  // namespace aiscale::decide
