@@ -66,7 +66,10 @@ int Daemon::InitialReplicas(const WorkloadSpec& w) const {
 }
 
 Status Daemon::MakeActuators() {
-  BuildEnv env{&clock_, &http_, nullptr, cfg_.run_dir};
+  BuildEnv env;
+  env.clock = &clock_;
+  env.http = &http_;
+  env.run_dir = cfg_.run_dir;
   RETURN_IF_ERROR(MakeGpuSlots());
   env.gpu_slots = gpu_slots_;
   for (const WorkloadSpec& w : cfg_.workloads) {
@@ -103,7 +106,10 @@ Status Daemon::MakeGpuSlots() {
 }
 
 Status Daemon::MakeSources() {
-  BuildEnv env{&clock_, &http_, nullptr, cfg_.run_dir};
+  BuildEnv env;
+  env.clock = &clock_;
+  env.http = &http_;
+  env.run_dir = cfg_.run_dir;
   env.endpoints = [this](const WorkloadRef& ref) -> Result<std::vector<ReplicaEndpoint>> {
     auto it = actuators_.find(ref.Key());
     if (it == actuators_.end()) return Status::NotFound("no actuator for " + ref.Key());

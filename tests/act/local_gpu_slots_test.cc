@@ -157,7 +157,8 @@ TEST_F(LocalGpuSlotsTest, PendingUntilAnotherWorkloadsReplicaHasStopped) {
                       "  pre_stop: {command: [/bin/sh, -c, 'echo prestop $NAME-{replica} {gpus}"
                       " >> $DIR/log'], timeout: 5s}\n")
                   .ok());
-  ASSERT_TRUE(WaitFor([&] { return Observe("a").ready == 2; })) << Observe("a").detail;
+  ASSERT_TRUE(WaitFor([&] { return Index("start a-0 0 0") >= 0 && Index("start a-1 1 1") >= 0; }))
+      << Observe("a").detail;
   ASSERT_TRUE(StartIn("b", 2, 1, 1).ok());
   ASSERT_TRUE(WaitFor([&] { return Observe("b").detail.find("pending") != std::string::npos; }))
       << Observe("b").detail;
@@ -169,7 +170,9 @@ TEST_F(LocalGpuSlotsTest, PendingUntilAnotherWorkloadsReplicaHasStopped) {
   EXPECT_TRUE(A("b").Pids().empty());
 
   ASSERT_TRUE(A("a").Apply(Ref("a"), 1).ok());
-  ASSERT_TRUE(WaitFor([&] { return Observe("b").ready == 1; })) << Observe("b").detail;
+  // Ready (readiness none) comes at the spawn; the log line a moment later.
+  ASSERT_TRUE(WaitFor([&] { return Index("start b-0 1 1") >= 0; })) << Observe("b").detail;
+  EXPECT_EQ(Observe("b").ready, 1);
   EXPECT_LT(Index("start a-1 1 1"), Index("prestop a-1 1"));
   EXPECT_LT(Index("prestop a-1 1"), Index("stop a-1"));
   EXPECT_LT(Index("stop a-1"), Index("start b-0 1 1")) << "b started before a-1 gave slot 1 back";
@@ -195,8 +198,8 @@ TEST_F(LocalGpuSlotsTest, CrashedReplicaGivesItsSlotsBack) {
   ASSERT_TRUE(WaitFor([&] { return Observe("b").detail.find("pending") != std::string::npos; }))
       << Observe("b").detail;
   std::ofstream(dir_ + "/crash") << "now\n";
-  ASSERT_TRUE(WaitFor([&] { return Observe("b").ready == 1; })) << Observe("b").detail;
-  EXPECT_GE(Index("start b-0 0 0"), 0);
+  ASSERT_TRUE(WaitFor([&] { return Index("start b-0 0 0") >= 0; })) << Observe("b").detail;
+  EXPECT_EQ(Observe("b").ready, 1);
   EXPECT_NE(Observe("a").detail.find("exited with status 3"), std::string::npos)
       << Observe("a").detail;
 }
