@@ -21,6 +21,9 @@ Result<TargetSpec> ParseLocal(const config::ConfigNode& node) {
     LocalTargetConfig c = cfg;
     if (c.run_dir.empty() && !env.run_dir.empty()) c.run_dir = env.run_dir + "/local";
     auto a = std::make_unique<LocalActuator>(ref, c, *env.clock, *env.http, initial);
+    if (env.gpu_slots && env.gpus_per_replica > 0) {
+      a->UseGpuSlots(env.gpu_slots, env.gpus_per_replica);
+    }
     RETURN_IF_ERROR(a->Start().Wrap("unable to start local replicas of " + ref.Key()));
     return std::unique_ptr<Actuator>(std::move(a));
   };

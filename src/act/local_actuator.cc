@@ -92,9 +92,28 @@ Status LocalActuator::Start() {
   return Status::Ok();
 }
 
+void LocalActuator::UseGpuSlots(std::shared_ptr<GpuSlots> slots, int per_replica) {
+  std::lock_guard<std::mutex> lock(mu_);
+  slots_ = std::move(slots);
+  gpus_per_replica_ = slots_ ? std::max(1, per_replica) : 0;
+}
+
+std::string LocalActuator::Holder(int index) const {
+  return ref_.Key() + "-" + std::to_string(index);
+}
+
 Status LocalActuator::CheckStartable(int initial) {
   if (initial < 0) return Status::Invalid("initial replicas must be >= 0");
   if (cfg_.command.empty()) return Status::Invalid("no command");
+  if (!slots_ && cfg_.UsesGpus()) {
+    return Status::Invalid(
+        "the target uses {gpus} but the workload is in no pool of GPU slots (give spec.pool a "
+        "size: the local engine's slot count)");
+  }
+  if (slots_ && gpus_per_replica_ > slots_->count()) {
+    return Status::Invalid("a replica needs " + std::to_string(gpus_per_replica_) +
+                           " GPU slots but the pool has " + std::to_string(slots_->count()));
+  }
   std::error_code ec;
   if (!fs::is_directory(cfg_.workdir, ec)) {
     return Status::NotFound("workdir " + cfg_.workdir + " is not a directory");
@@ -225,6 +244,8 @@ std::string LocalActuator::DetailLocked(TimePoint now) const {
       parts.push_back(name + " exited 0: the job finished");
     } else if (job_done_ && r.pid == 0) {
       parts.push_back(name + " not started again: the job finished");
+    } else if (r.pid == 0 && !r.pending.empty()) {
+      parts.push_back(r.pending);
     } else if (r.pid == 0 && !r.last_error.empty()) {
       std::string p = r.last_error;
       if (r.failures > 1) p += " (" + std::to_string(r.failures) + " times in a row)";

@@ -20,6 +20,12 @@
 //   act.Apply(ref, 3);              // returns at once
 //   act.Observe(ref)->ready;        // replicas whose readiness passes now
 //
+// In a pool of GPU slots (UseGpuSlots): a replica takes gpus_per_replica slots when its process
+// starts ({gpus} and CUDA_VISIBLE_DEVICES name them) and gives them back once its process is
+// gone (after its pre-stop hook and exit, a crash, or a ready_timeout kill); one that finds too
+// few free is not started, stays pending and retries every supervisor tick, and Observe's detail
+// says who holds the slots. A restarted replica gets its old slots back when they are free.
+//
 // Thread-safe: one mutex over the replica table, never held across I/O; Observe, Apply and
 // Endpoints do no I/O. The actuator serves exactly one workload (`ref`); other refs are
 // kNotFound.
@@ -41,6 +47,7 @@
 #include "act/readiness.h"
 #include "core/actuator.h"
 #include "core/clock.h"
+#include "core/gpu_slots.h"
 #include "core/http.h"
 
 namespace aiscale::act {
@@ -59,6 +66,10 @@ class LocalActuator final : public Actuator {
   // count Applied before Start is replaced by initial_replicas).
   // kNotFound / kPermissionDenied / kUnavailable (port in use) / kConflict (started twice).
   Status Start();
+  // Before Start: place the replicas in `slots` (shared with the daemon's other local
+  // workloads), `per_replica` slots each. Start then fails (kInvalid) when per_replica is more
+  // than the table has; without a table, a command that uses {gpus} fails to Start.
+  void UseGpuSlots(std::shared_ptr<GpuSlots> slots, int per_replica);
 
   std::string_view Name() const override { return "local"; }
   // current = desired; ready = replicas whose readiness passes now; detail says why not.
@@ -94,10 +105,14 @@ class LocalActuator final : public Actuator {
     std::string last_error;  // "replica 2 exited with status 1"
     LogScan log;             // log readiness: how far this process's output has been read
     TimePoint next_probe{};
+    std::vector<int> gpus;       // GPU slots held by the running process
+    std::vector<int> last_gpus;  // the slots it ran on last (preferred on a restart)
+    std::string pending;         // why it waits for GPU slots; empty when not waiting
   };
   struct Stopper {
     int index = 0;
     pid_t pid = 0;
+    std::vector<int> gpus;  // given back once the process is gone
     std::thread thread;
     std::atomic<bool> done{false};
   };
@@ -115,11 +130,16 @@ class LocalActuator final : public Actuator {
   void EnforceReadyTimeout();
   void Reconcile();
   void StartReplica(int index);
+  // The GPU slots for replica `index` (empty outside a pool); false, with why in `pending`, when
+  // too few are free.
+  bool TakeGpus(int index, std::vector<int>& gpus, std::string& pending);
+  void ReleaseGpus(int index, const std::vector<int>& gpus);
+  std::string Holder(int index) const;  // the slot table's name for replica `index`
   void JoinFinishedStoppers(bool all);
-  // Moves `pid` of replica `index` to a stopper thread. Caller holds mu_.
-  void LaunchStopLocked(int index, pid_t pid, bool pre_stop);
-  void StopReplica(int index, pid_t pid, bool pre_stop);
-  void RunPreStop(int index);
+  // Moves `pid` of replica `index` (holding `gpus`) to a stopper thread. Caller holds mu_.
+  void LaunchStopLocked(int index, pid_t pid, bool pre_stop, std::vector<int> gpus);
+  void StopReplica(int index, pid_t pid, bool pre_stop, const std::string& gpus);
+  void RunPreStop(int index, const std::string& gpus);
   // Whether the replica in `job` is ready now; advances job.log.
   bool ProbeOne(ProbeJob& job);
   // Records a failure of replica r and when it may start again. Caller holds mu_.
@@ -138,6 +158,8 @@ class LocalActuator final : public Actuator {
   Clock& clock_;
   HttpClient& http_;
   const int initial_replicas_;
+  std::shared_ptr<GpuSlots> slots_;  // null: not in a pool of GPU slots
+  int gpus_per_replica_ = 0;
 
   mutable std::mutex mu_;
   std::condition_variable wake_;

@@ -89,6 +89,8 @@ void LocalActuator::ReapExits() {
     if (it == replicas_.end() || it->second.pid != pid) continue;
     Replica& r = it->second;
     r.pid = 0;
+    ReleaseGpus(index, r.gpus);  // the group is gone (TryReapGroup killed the rest)
+    r.gpus.clear();
     if (cfg_.restart_policy == RestartPolicy::kOnFailure && WIFEXITED(status) &&
         WEXITSTATUS(status) == 0) {
       // The job finished (local_target.h RestartPolicy): nothing is started again.
@@ -113,7 +115,8 @@ void LocalActuator::EnforceReadyTimeout() {
                         "replica " + std::to_string(index) + " was not ready after " +
                             FormatSeconds(cfg_.ready_timeout) + " and was stopped",
                         now);
-    LaunchStopLocked(index, pid, /*pre_stop=*/false);
+    LaunchStopLocked(index, pid, /*pre_stop=*/false, std::move(r.gpus));
+    r.gpus.clear();
   }
 }
 
@@ -174,7 +177,9 @@ void LocalActuator::Reconcile() {
       auto last = std::prev(replicas_.end());
       // torchrun: the agent hosting the rendezvous store goes last (the others need it).
       if (last->first == cfg_.rendezvous_host_replica && replicas_.size() > 1) --last;
-      if (last->second.pid != 0) LaunchStopLocked(last->first, last->second.pid, true);
+      if (last->second.pid != 0) {
+        LaunchStopLocked(last->first, last->second.pid, true, std::move(last->second.gpus));
+      }
       replicas_.erase(last);
     }
     for (int i = 0; replicas_.size() < want; ++i) {  // scale up: the lowest free indices
@@ -192,18 +197,45 @@ void LocalActuator::Reconcile() {
   for (int index : to_start) StartReplica(index);
 }
 
+bool LocalActuator::TakeGpus(int index, std::vector<int>& gpus, std::string& pending) {
+  if (!slots_) return true;
+  std::vector<int> preferred;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    preferred = replicas_[index].last_gpus;
+  }
+  std::optional<std::vector<int>> got =
+      slots_->Acquire(Holder(index), gpus_per_replica_, preferred);
+  if (got) {
+    gpus = std::move(*got);
+    return true;
+  }
+  pending = "replica " + std::to_string(index) + " pending: needs " +
+            std::to_string(gpus_per_replica_) + " GPU slot(s); " + slots_->Describe();
+  return false;
+}
+
+void LocalActuator::ReleaseGpus(int index, const std::vector<int>& gpus) {
+  if (slots_ && !gpus.empty()) slots_->Release(Holder(index), gpus);
+}
+
 void LocalActuator::StartReplica(int index) {
   const int port = cfg_.PortFor(index);
   const std::string name = "replica " + std::to_string(index);
-  std::string error;
+  std::string error, pending;
+  std::vector<int> gpus;
   pid_t pid = 0;
   const int64_t log_start = FileSize(LogPath(index));
   if (port > 65535) {
     error = name + ": port " + std::to_string(port) + " is out of range";
   } else if (port > 0 && PortInUse(port)) {
     error = name + ": port " + std::to_string(port) + " is already in use by another process";
-  } else {
-    SpawnOptions o{cfg_.ArgvFor(index), cfg_.workdir, cfg_.EnvFor(index), LogPath(index)};
+  } else if (TakeGpus(index, gpus, pending)) {
+    const std::string ids = FormatSlotIds(gpus);
+    SpawnOptions o{cfg_.ArgvFor(index, ids), cfg_.workdir, cfg_.EnvFor(index, ids), LogPath(index)};
+    const bool own = std::any_of(o.env.begin(), o.env.end(),
+                                 [](const auto& kv) { return kv.first == "CUDA_VISIBLE_DEVICES"; });
+    if (slots_ && !own) o.env.emplace_back("CUDA_VISIBLE_DEVICES", ids);
     Result<pid_t> spawned = SpawnGroup(o);
     if (spawned.ok()) {
       pid = *spawned;
@@ -212,16 +244,21 @@ void LocalActuator::StartReplica(int index) {
       (void)WriteRunRecord(RecordPath(index), {pid, pid, stat ? stat->start_ticks : 0});
     } else {
       error = name + " could not start: " + spawned.status().message();
+      ReleaseGpus(index, gpus);
     }
   }
   std::lock_guard<std::mutex> lock(mu_);
   const TimePoint now = clock_.Now();
   Replica& r = replicas_[index];  // only this thread erases replicas, so it is still there
   r.index = index;
+  r.pending = pending;
+  if (!pending.empty()) return;  // not a failure: it starts once slots are free (next tick)
   if (pid == 0) {
     RecordFailureLocked(r, error, now);
     return;
   }
+  r.gpus = gpus;
+  r.last_gpus = std::move(gpus);
   const bool immediate = cfg_.readiness.kind == LocalReadiness::Kind::kNone;
   r.pid = pid;
   r.started_at = now;
@@ -233,12 +270,14 @@ void LocalActuator::StartReplica(int index) {
 
 // ---- Stopping ----
 
-void LocalActuator::LaunchStopLocked(int index, pid_t pid, bool pre_stop) {
+void LocalActuator::LaunchStopLocked(int index, pid_t pid, bool pre_stop, std::vector<int> gpus) {
   Stopper& s = stoppers_.emplace_back();
   s.index = index;
   s.pid = pid;
+  s.gpus = std::move(gpus);
   s.thread = std::thread([this, &s, index, pid, pre_stop] {
-    StopReplica(index, pid, pre_stop);
+    StopReplica(index, pid, pre_stop, FormatSlotIds(s.gpus));
+    ReleaseGpus(index, s.gpus);  // after the pre-stop hook and the exit, not before
     {
       std::lock_guard<std::mutex> lock(mu_);
       s.done = true;
@@ -248,13 +287,13 @@ void LocalActuator::LaunchStopLocked(int index, pid_t pid, bool pre_stop) {
   });
 }
 
-void LocalActuator::StopReplica(int index, pid_t pid, bool pre_stop) {
-  if (pre_stop) RunPreStop(index);
+void LocalActuator::StopReplica(int index, pid_t pid, bool pre_stop, const std::string& gpus) {
+  if (pre_stop) RunPreStop(index, gpus);
   TerminateGroup(pid, cfg_.grace_period, clock_);
   std::remove(RecordPath(index).c_str());
 }
 
-void LocalActuator::RunPreStop(int index) {
+void LocalActuator::RunPreStop(int index, const std::string& gpus) {
   const LocalPreStop& hook = cfg_.pre_stop;
   if (hook.kind == LocalPreStop::Kind::kHttp) {
     HttpRequest req;
@@ -264,8 +303,8 @@ void LocalActuator::RunPreStop(int index) {
     (void)http_.Send(req);  // success, failure or timeout: SIGTERM comes next either way
   } else if (hook.kind == LocalPreStop::Kind::kCommand) {
     std::vector<std::string> argv;
-    for (const std::string& a : hook.command) argv.push_back(cfg_.Substitute(a, index));
-    Result<pid_t> pid = SpawnGroup({argv, cfg_.workdir, cfg_.EnvFor(index), LogPath(index)});
+    for (const std::string& a : hook.command) argv.push_back(cfg_.Substitute(a, index, gpus));
+    Result<pid_t> pid = SpawnGroup({argv, cfg_.workdir, cfg_.EnvFor(index, gpus), LogPath(index)});
     if (pid.ok()) WaitOrKillGroup(*pid, hook.timeout, clock_);
   }
 }

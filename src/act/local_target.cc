@@ -13,6 +13,7 @@ using config::ConfigNode;
 bool UsesPort(const std::string& s) { return s.find("{port}") != std::string::npos; }
 
 constexpr std::string_view kIsHost = "{rdzv_is_host}";
+constexpr std::string_view kGpus = "{gpus}";
 
 // A command as an argv list, or a string run by the shell (exec, so the shell's pid is the
 // replica's). Empty or non-string elements are errors at their index.
@@ -210,7 +211,8 @@ LocalTargetConfig LocalTargetConfig::Parse(const ConfigNode& t) {
   return c;
 }
 
-std::string LocalTargetConfig::Substitute(const std::string& text, int replica) const {
+std::string LocalTargetConfig::Substitute(const std::string& text, int replica,
+                                          const std::string& gpus) const {
   std::string out;
   out.reserve(text.size());
   for (size_t i = 0; i < text.size();) {
@@ -220,6 +222,9 @@ std::string LocalTargetConfig::Substitute(const std::string& text, int replica) 
     } else if (text.compare(i, 6, "{port}") == 0) {
       out += std::to_string(PortFor(replica));
       i += 6;
+    } else if (text.compare(i, kGpus.size(), kGpus) == 0) {
+      out += gpus;
+      i += kGpus.size();
     } else if (text.compare(i, kIsHost.size(), kIsHost) == 0) {
       out += replica == rendezvous_host_replica ? "1" : "0";
       i += kIsHost.size();
@@ -230,16 +235,24 @@ std::string LocalTargetConfig::Substitute(const std::string& text, int replica) 
   return out;
 }
 
-std::vector<std::string> LocalTargetConfig::ArgvFor(int replica) const {
+std::vector<std::string> LocalTargetConfig::ArgvFor(int replica, const std::string& gpus) const {
   std::vector<std::string> argv;
-  for (const std::string& a : command) argv.push_back(Substitute(a, replica));
+  for (const std::string& a : command) argv.push_back(Substitute(a, replica, gpus));
   return argv;
 }
 
-std::vector<std::pair<std::string, std::string>> LocalTargetConfig::EnvFor(int replica) const {
+std::vector<std::pair<std::string, std::string>> LocalTargetConfig::EnvFor(
+    int replica, const std::string& gpus) const {
   std::vector<std::pair<std::string, std::string>> out;
-  for (const auto& [k, v] : env) out.emplace_back(k, Substitute(v, replica));
+  for (const auto& [k, v] : env) out.emplace_back(k, Substitute(v, replica, gpus));
   return out;
+}
+
+bool LocalTargetConfig::UsesGpus() const {
+  auto uses = [](const std::string& s) { return s.find(kGpus) != std::string::npos; };
+  return std::any_of(command.begin(), command.end(), uses) ||
+         std::any_of(env.begin(), env.end(), [&](const auto& kv) { return uses(kv.second); }) ||
+         std::any_of(pre_stop.command.begin(), pre_stop.command.end(), uses);
 }
 
 std::string LocalTargetConfig::ProgramFor(int replica) const {

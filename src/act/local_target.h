@@ -9,6 +9,9 @@
 //   torchrun agents: command: [/usr/bin/python3, torchrun.py, ...,
 //   '--rdzv_conf=is_host={rdzv_is_host}',
 //            train.py], rendezvous_host_replica: 0, pre_stop: {command: [...checkpoint...]}
+//
+// In a pool of GPU slots (`pool: {size: N}`, core/gpu_slots.h) {gpus} is the replica's slot ids
+// ("0,1", CUDA_VISIBLE_DEVICES style); the actuator also sets CUDA_VISIBLE_DEVICES to them.
 #pragma once
 
 #include <string>
@@ -85,11 +88,15 @@ struct LocalTargetConfig {
 
   // The port of replica i, or 0 when base_port is not set.
   int PortFor(int replica) const { return base_port > 0 ? base_port + replica : 0; }
-  // `text` with every {replica}, {port} and {rdzv_is_host} replaced by replica i's values.
-  std::string Substitute(const std::string& text, int replica) const;
+  // `text` with every {replica}, {port}, {rdzv_is_host} and {gpus} replaced by replica i's
+  // values; `gpus` is the replica's GPU slot ids ("0,1"), empty outside a pool of slots.
+  std::string Substitute(const std::string& text, int replica, const std::string& gpus = "") const;
   // The argv and the extra environment of replica i, substituted.
-  std::vector<std::string> ArgvFor(int replica) const;
-  std::vector<std::pair<std::string, std::string>> EnvFor(int replica) const;
+  std::vector<std::string> ArgvFor(int replica, const std::string& gpus = "") const;
+  std::vector<std::pair<std::string, std::string>> EnvFor(int replica,
+                                                          const std::string& gpus = "") const;
+  // Whether the command, env or pre-stop command uses {gpus} (it needs a pool of GPU slots).
+  bool UsesGpus() const;
   // The program replica i runs, so Start can check it exists: argv[0], or a shell command's
   // first word when it is a plain word (no quotes, variables or assignments); else empty.
   std::string ProgramFor(int replica) const;

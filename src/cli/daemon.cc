@@ -66,9 +66,15 @@ int Daemon::InitialReplicas(const WorkloadSpec& w) const {
 }
 
 Status Daemon::MakeActuators() {
-  BuildEnv env{&clock_, &http_, nullptr, cfg_.run_dir};
+  BuildEnv env;
+  env.clock = &clock_;
+  env.http = &http_;
+  env.run_dir = cfg_.run_dir;
+  RETURN_IF_ERROR(MakeGpuSlots());
+  env.gpu_slots = gpu_slots_;
   for (const WorkloadSpec& w : cfg_.workloads) {
     const int initial = InitialReplicas(w);
+    env.gpus_per_replica = gpu_slots_ ? w.pool.gpus_per_replica : 0;
     auto a = w.target->make(w.ref, initial, env);
     if (!a.ok()) return a.status();
     log_ << "aiscale: " << w.ref.Key() << ": engine " << w.target->engine << ", starting at "
@@ -78,8 +84,32 @@ Status Daemon::MakeActuators() {
   return Status::Ok();
 }
 
+// One table of GPU slots for every local workload, when the pool has a size: the local engine
+// has no other way to know the machine's GPUs, and one table is what keeps two workloads'
+// replicas off the same device.
+Status Daemon::MakeGpuSlots() {
+  if (!cfg_.pool || !cfg_.pool->size) return Status::Ok();
+  const bool local =
+      std::any_of(cfg_.workloads.begin(), cfg_.workloads.end(),
+                  [](const WorkloadSpec& w) { return w.target && w.target->engine == "local"; });
+  if (!local) return Status::Ok();
+  if (*cfg_.pool->size > kMaxLocalGpuSlots) {
+    std::string why = "pool.size ";
+    why += std::to_string(*cfg_.pool->size);
+    why += " is more GPU slots than the local engine takes (at most ";
+    why += std::to_string(kMaxLocalGpuSlots);
+    why += ": the GPUs of one machine)";
+    return Status::Invalid(why);
+  }
+  gpu_slots_ = std::make_shared<GpuSlots>(static_cast<int>(*cfg_.pool->size));
+  return Status::Ok();
+}
+
 Status Daemon::MakeSources() {
-  BuildEnv env{&clock_, &http_, nullptr, cfg_.run_dir};
+  BuildEnv env;
+  env.clock = &clock_;
+  env.http = &http_;
+  env.run_dir = cfg_.run_dir;
   env.endpoints = [this](const WorkloadRef& ref) -> Result<std::vector<ReplicaEndpoint>> {
     auto it = actuators_.find(ref.Key());
     if (it == actuators_.end()) return Status::NotFound("no actuator for " + ref.Key());

@@ -32,6 +32,7 @@
 #include "control/live_board.h"
 #include "control/steering_board.h"
 #include "core/curl_http_client.h"
+#include "core/gpu_slots.h"
 #include "core/system_clock.h"
 #include "core/telemetry.h"
 #include "decide/allocator.h"
@@ -71,6 +72,8 @@ class Daemon {
   Status AddWorkloads();
   // The pool's size source (a configured number, or the engine's report).
   Status MakePoolSource();
+  // The local engine's GPU slots (gpu_slots_), when the pool has a size and a local workload.
+  Status MakeGpuSlots();
   void PublishBounds();
   Status StartServer();
   Status MakeElector();
@@ -103,6 +106,9 @@ class Daemon {
   std::map<std::string, std::unique_ptr<MetricSource>> sources_;  // by name
   std::unique_ptr<control::ThreadPoolExecutor> executor_;
   std::unique_ptr<PoolSource> pool_source_;  // null: no pool
+  std::shared_ptr<GpuSlots> gpu_slots_;      // null: no local workload in a pool of a size
+  // The most GPU slots a local pool may have: one machine's GPUs, with room to spare.
+  static constexpr int64_t kMaxLocalGpuSlots = 1024;
   decide::Allocator allocator_;
   std::unique_ptr<control::Controller> controller_;
   std::unique_ptr<server::ApiServer> server_;

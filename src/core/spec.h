@@ -17,6 +17,7 @@
 
 #include "core/actuator.h"
 #include "core/clock.h"
+#include "core/gpu_slots.h"
 #include "core/http.h"
 #include "core/metric_source.h"
 #include "core/policy.h"
@@ -50,6 +51,12 @@ struct BuildEnv {
   // Where a workload's replicas are (the workload's actuator), for sources that scrape them.
   std::function<Result<std::vector<ReplicaEndpoint>>(const WorkloadRef&)> endpoints;
   std::string run_dir;  // a writable directory for the daemon's own files (pid records)
+  // The local engine's GPU slots, shared by every local workload of the daemon (the pool's
+  // `size`); null when the config has no pool of a given size. The daemon owns it.
+  std::shared_ptr<GpuSlots> gpu_slots;
+  // The GPU slots one replica of the workload being built takes (its pool `gpus_per_replica`);
+  // 0 when the workload is not in a pool.
+  int gpus_per_replica = 0;
 };
 
 struct SourceSpec {

@@ -150,6 +150,34 @@ TEST(LocalTargetConfig, TorchrunModeMarksTheRendezvousHost) {
   EXPECT_EQ(ParseTarget("target:\n  command: [srv]\n").cfg.rendezvous_host_replica, -1);
 }
 
+// {gpus} is the replica's GPU slot ids, in the command, the env and the pre-stop command; a
+// target that uses it anywhere needs a pool of slots (UsesGpus).
+TEST(LocalTargetConfig, GpusPlaceholder) {
+  struct Case {
+    const char* name;
+    const char* fields;
+    bool uses;
+  };
+  const std::vector<Case> cases = {
+      {"command", "  command: [srv, '--devices={gpus}']\n", true},
+      {"env", "  command: [srv]\n  env: {DEVS: 'cuda:{gpus}'}\n", true},
+      {"pre-stop", "  command: [srv]\n  pre_stop: {command: [ckpt, '{gpus}']}\n", true},
+      {"none", "  command: [srv, '{replica}']\n  env: {A: '{port}'}\n  base_port: 9000\n", false},
+  };
+  for (const Case& c : cases) {
+    Parsed p = ParseTarget(std::string("target:\n") + c.fields);
+    ASSERT_TRUE(p.errors.empty()) << c.name << ": " << AllErrors(p.errors);
+    EXPECT_EQ(p.cfg.UsesGpus(), c.uses) << c.name;
+  }
+  Parsed p = ParseTarget(
+      "target:\n  command: [srv, '--gpus={gpus}', '{gpus}{replica}']\n  env: {D: '{gpus}'}\n");
+  ASSERT_TRUE(p.errors.empty()) << AllErrors(p.errors);
+  EXPECT_EQ(p.cfg.ArgvFor(1, "2,3"), (std::vector<std::string>{"srv", "--gpus=2,3", "2,31"}));
+  EXPECT_EQ(p.cfg.EnvFor(1, "2,3"),
+            (std::vector<std::pair<std::string, std::string>>{{"D", "2,3"}}));
+  EXPECT_EQ(p.cfg.ArgvFor(0)[1], "--gpus=");  // outside a pool: empty
+}
+
 TEST(LocalTargetConfig, ProgramForNamesWhatStartCanCheck) {
   struct Case {
     const char* name;

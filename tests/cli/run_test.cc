@@ -373,6 +373,17 @@ TEST(Run, StartupErrorsExitOneWithAClearMessageAndLeaveNoProcess) {
        "workload svc has no target: `aiscale run` needs to know which engine runs it"},
       {"config error", [](ConfigOptions& o, auto&) { o.period = "soon"; }, plain,
        "{cfg}:4:11: spec.period: must be a duration"},
+      // The pool's size and the workload's gpus_per_replica reach the local engine's slots.
+      {"replica larger than the local pool", [](ConfigOptions&, auto&) {},
+       [](const RunFixture& f, const ConfigOptions& o) {
+         return Config(f, o) + "      gpus_per_replica: 2\n  pool: {size: 1}\n";
+       },
+       "unable to start local replicas of svc: a replica needs 2 GPU slots but the pool has 1"},
+      {"local pool past its bound", [](ConfigOptions&, auto&) {},
+       [](const RunFixture& f, const ConfigOptions& o) {
+         return Config(f, o) + "  pool: {size: 2000}\n";
+       },
+       "pool.size 2000 is more GPU slots than the local engine takes (at most 1024"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
