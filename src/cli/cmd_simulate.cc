@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
+#include "sim/oracle_statement.h"
 #include "sim/report.h"
 #include "sim/runner.h"
 #include "sim/scenario.h"
@@ -165,9 +166,7 @@ void PrintTable(const nlohmann::json& report, std::ostream& os) {
     os << "\n";
   }
   if (inference) {
-    os << "oracle (offline lower bound, perfect foresight, no cold start): "
-       << Cell(runs[0].value("oracle_gpu_hours", 0.0), 1) << " GPU-hours at SLO attainment "
-       << Cell(runs[0].value("oracle_attainment", 0.0), 4) << "\n";
+    if (const std::string o = sim::OracleStatement(runs[0]); !o.empty()) os << o << "\n";
   }
   for (const auto& r : runs) {
     if (r.contains("vs_targets") && r["vs_targets"].contains("why_not")) {

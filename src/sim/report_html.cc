@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "sim/json_fields.h"
+#include "sim/oracle_statement.h"
 #include "sim/svg_chart.h"
 
 namespace aiscale::sim {
@@ -182,6 +183,7 @@ std::string InferenceMeta(const Runs& runs) {
   if (r.contains("trace") && r["trace"].is_string()) {
     m += "Trace: " + EscapeHtml(r["trace"].get<std::string>()) + ". ";
   }
+  if (const std::string o = OracleStatement(r); !o.empty()) m += EscapeHtml(o) + ". ";
   if (r.contains("oracle_error") && r["oracle_error"].is_string()) {
     m += "No oracle: " + EscapeHtml(r["oracle_error"].get<std::string>()) + ".";
   }

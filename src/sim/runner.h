@@ -19,6 +19,7 @@
 #include "core/decision.h"
 #include "core/result.h"
 #include "sim/run_budget.h"
+#include "sim/run_cache.h"
 #include "sim/scenario.h"
 
 namespace aiscale::sim {
@@ -38,6 +39,9 @@ struct RunOptions {
   // The run budget (docs/limits.md): past this many simulator events the run ends with an
   // Invalid status naming the limit, instead of running on.
   uint64_t event_limit = kMaxEventsPerRun;
+  // What the runs share (the oracle of each inference workload); RunScenario makes one when
+  // none is given, so its runs compute it once.
+  std::shared_ptr<RunCache> cache;
 };
 
 struct WorkloadRun {
