@@ -150,10 +150,12 @@ Decision Controller::Decide(Workload& w) {
   }
   d.current = scale->current;
   d.ready = scale->ready;
+  d.asleep = scale->asleep;
   d.engine_detail = scale->detail;
   ReadSignals(w, now, d);
 
-  PolicyInput in{w.signals, scale->current, scale->ready, now, scale->max_available};
+  PolicyInput in{w.signals, scale->current, scale->ready, now, scale->max_available,
+                 scale->asleep};
   d.recommendation = b.policy->Recommend(in, w.policy_state);
   Resolve(w, d);
   if (!d.recommendation.valid) return d;
@@ -237,23 +239,34 @@ void Controller::Act(Workload& w, TimePoint now, Decision& d) {
     }
     return;
   }
-  if (target == d.current) return;
+  const int asleep = d.recommendation.asleep;  // -1: the policy has no warm tier
+  if (target == d.current && (asleep < 0 || asleep == d.asleep)) return;
   WorkloadBinding& b = w.binding;
   if (options_.dry_run) {
     d.action_detail =
         "dry run: would scale " + std::to_string(d.current) + " -> " + std::to_string(target);
     return;
   }
-  Status st = b.actuator->Apply(b.ref, target);
+  Status st = ApplyScale(b, d, target, asleep);
   if (st.ok()) {
     d.action = Action::kScaled;
-    d.action_detail = std::to_string(d.current) + " -> " + std::to_string(target);
+    d.action_detail += std::to_string(d.current) + " -> " + std::to_string(target);
+    if (asleep >= 0) d.action_detail += ", " + std::to_string(asleep) + " asleep";
     if (b.stabilizer) b.stabilizer->RecordScale(d.current, target, now, w.stabilizer_state);
   } else {
     d.action = Action::kFailed;
     d.action_code = st.code();
     d.action_detail = st.message();
   }
+}
+
+Status Controller::ApplyScale(WorkloadBinding& b, Decision& d, int target, int asleep) {
+  if (asleep < 0) return b.actuator->Apply(b.ref, target);
+  Status st = b.actuator->ApplyTiers(b.ref, target, asleep);
+  if (st.code() != StatusCode::kInvalid) return st;
+  // An engine without a warm tier: serve the awake size alone and say why the tier is off.
+  d.action_detail = "warm tier off: " + st.message() + "; ";
+  return target == d.current ? Status::Ok() : b.actuator->Apply(b.ref, target);
 }
 
 void Controller::SetMayApply(bool may_apply, const std::string& reason) {

@@ -112,6 +112,9 @@ class Controller {
   void ReadSignals(Workload& w, TimePoint now, Decision& d);
   void Resolve(const Workload& w, Decision& d) const;
   void Act(Workload& w, TimePoint now, Decision& d);
+  // Apply, or ApplyTiers when the policy keeps a warm tier (falling back to Apply, and saying
+  // so in the Decision, on an engine without one).
+  Status ApplyScale(WorkloadBinding& b, Decision& d, int target, int asleep);
   // The workload's states under their keys, with `d` (null: the states alone).
   StoreWrite WriteOf(const Workload& w, const Decision* d) const;
   // Writes the batch; a failure is recorded in every Decision it held (the tick still counts).

@@ -14,4 +14,10 @@ Status SimActuator::Apply(const WorkloadRef& ref, int desired) {
   return w->Apply(desired);
 }
 
+Status SimActuator::ApplyTiers(const WorkloadRef& ref, int awake, int asleep) {
+  SimWorkload* w = dir_.Find(ref);
+  if (!w) return Status::Error("unable to scale " + ref.Key() + ": no such simulated workload");
+  return w->ApplyTiers(awake, asleep);
+}
+
 }  // namespace aiscale::sim

@@ -84,7 +84,8 @@ Recommendation SloPolicy::Recommend(const PolicyInput& in, PersistentState& stat
   state.Set(kClock, now_s);
   const Inputs x = Read(in);
   serving::LeadLearner lead_learner(cfg_.cold_start_s, state, "slo.");
-  const double lead_s = lead_learner.Observe(in.current, in.ready, now_s) + cfg_.control_period_s;
+  const double lead_s =
+      lead_learner.Observe(in.current, in.ready, in.asleep, now_s) + cfg_.control_period_s;
   serving::CapacityLearner learner(cfg_.capacity, state, "slo.cap.");
 
   if (!x.demand->ok()) {
@@ -98,7 +99,7 @@ Recommendation SloPolicy::Recommend(const PolicyInput& in, PersistentState& stat
   }
   const double demand = x.demand->sum;
   serving::DemandForecast forecast(cfg_.forecast, state, "slo.d.");
-  const double smoothed = forecast.Observe(demand, now_s);
+  const double absorbed = forecast.Observe(demand, now_s);
   // Queue history: the quantiles of a window still carry requests that waited in a backlog
   // for up to a latency limit after it clears.
   const double prev_queue = state.Get(kQueue, 0);
@@ -110,7 +111,7 @@ Recommendation SloPolicy::Recommend(const PolicyInput& in, PersistentState& stat
   } else if (in.ready <= 0) {
     cap = learner.Hold("no replica is ready to measure");
   } else {
-    serving::CapacitySample s{demand / in.ready, x.ttft, x.latency};
+    serving::CapacitySample s{absorbed / in.ready, x.ttft, x.latency};
     s.clean = x.queue <= 0 && now_s - state.Get(kQueueSeen, -1e18) > cfg_.latency_s;
     // Saturated: requests waited at the last tick too, and the queue is not shrinking (one
     // tick of waiting is a blip: a large prompt at the head of the queue, a burst's edge).
@@ -120,7 +121,7 @@ Recommendation SloPolicy::Recommend(const PolicyInput& in, PersistentState& stat
   const double f = forecast.Forecast(lead_s, now_s);
   serving::Headroom headroom(cfg_.headroom, state, "slo.h.");
   const double floor = std::max(cap.estimate, forecast.mean());
-  const double h = headroom.Observe(demand, f, lead_s, floor, now_s);
+  const double h = headroom.Observe(absorbed, f, lead_s, floor, now_s);
 
   double ratio = 0;
   if (x.ttft) ratio = std::max(ratio, *x.ttft / cfg_.ttft_s);
@@ -134,9 +135,9 @@ Recommendation SloPolicy::Recommend(const PolicyInput& in, PersistentState& stat
       std::max(forecast.Peak(break_even_s, now_s), forecast.Recurring(4 * break_even_s, 3, now_s));
   const int up = NeedFor(f + h, c);
   const int hold = NeedFor(peak + headroom.For(peak, floor), c);
-  const int drain = breach ? NeedFor(smoothed + x.queue / cfg_.control_period_s, c) : 0;
+  const int drain = breach ? NeedFor(demand + x.queue / cfg_.control_period_s, c) : 0;
   r.facts = {{"demand", demand},
-             {"demand_smoothed", smoothed},
+             {"demand_absorbed", absorbed},
              {"forecast", f},
              {"headroom", h},
              {"headroom_score", headroom.Score()},
@@ -179,8 +180,33 @@ Recommendation SloPolicy::Recommend(const PolicyInput& in, PersistentState& stat
     r.rule = "bad_input";
     r.reason += "; not scaling down on invalid input";
   }
-  r.desired = cfg_.scale_to_zero ? desired : std::max(desired, 1);
+  desired = cfg_.scale_to_zero ? desired : std::max(desired, 1);
+  r.desired = cfg_.warm.on ? SplitWarm(in, state, c, floor, desired, drain, r) : desired;
+  if (!x.bad.empty() && r.desired < in.current) r.desired = in.current;
   return r;
+}
+
+int SloPolicy::SplitWarm(const PolicyInput& in, PersistentState& state, double c, double floor,
+                         int total, int drain, Recommendation& r) const {
+  const double now_s = SinceEpochSeconds(in.now);
+  const double lead_s = cfg_.warm.wake_s + cfg_.control_period_s;
+  serving::DemandForecast forecast(cfg_.forecast, state, "slo.d.");
+  const double f = forecast.Forecast(lead_s, now_s);
+  serving::Headroom headroom(cfg_.headroom, state, "slo.hw.");
+  const double h = headroom.Observe(forecast.Peak(cfg_.control_period_s, now_s), f, lead_s,
+                                    floor, now_s);
+  // Putting a replica to sleep costs a wake, not a cold start: its break-even is wake + drain.
+  const double peak = forecast.Peak(lead_s + cfg_.latency_s, now_s);
+  int awake = std::max({NeedFor(f + h, c), NeedFor(peak + headroom.For(peak, floor), c), drain});
+  awake = std::clamp(awake, cfg_.scale_to_zero ? 0 : 1, std::max(total, 1));
+  r.asleep = std::clamp(total - awake, 0,
+                        std::max(0, std::min(cfg_.warm.max_asleep, cfg_.max_replicas - awake)));
+  r.facts.push_back({"warm_lead_s", lead_s});
+  r.facts.push_back({"awake_need", awake});
+  r.facts.push_back({"asleep", r.asleep});
+  StrAppend(r.reason, "; warm tier: ", awake, " awake (wake lead ", Num(lead_s), " s), ",
+            r.asleep, " asleep");
+  return awake;
 }
 
 }  // namespace aiscale::decide

@@ -29,6 +29,7 @@ DemandForecast::DemandForecast(const DemandForecastParams& p, PersistentState& s
   last3_key_ = StrCat(prefix, "last3");
   holt_key_ = StrCat(prefix, "holt");
   mean_key_ = StrCat(prefix, "mean");
+  raw_key_ = StrCat(prefix, "raw");
   recent_key_ = StrCat(prefix, "recent");
   agg_key_ = StrCat(prefix, "agg");
   hw_prefix_ = StrCat(prefix, "hw.");
@@ -56,9 +57,18 @@ double DemandForecast::Observe(double demand, double now_s) {
     h[2] = now_s;
   }
 
-  // The measured demand per tick, [time, value] pairs, oldest first.
+  // The measured demand per tick over the absorption window, and its mean per tick over the
+  // peak window: [time, value] pairs, oldest first.
+  std::vector<double>& raw = state_.Vec(raw_key_);
+  raw.insert(raw.end(), {now_s, demand});
+  size_t gone = 0;
+  while (gone + 2 < raw.size() && raw[gone] <= now_s - p_.absorb_s) gone += 2;
+  raw.erase(raw.begin(), raw.begin() + static_cast<std::ptrdiff_t>(gone));
+  double sum = 0;
+  for (size_t i = 1; i < raw.size(); i += 2) sum += raw[i];
+  const double absorbed = sum / static_cast<double>(raw.size() / 2);
   std::vector<double>& recent = state_.Vec(recent_key_);
-  recent.insert(recent.end(), {now_s, demand});
+  recent.insert(recent.end(), {now_s, absorbed});
   size_t expired = 0;
   while (expired + 2 < recent.size() && recent[expired] < now_s - p_.peak_window_s) expired += 2;
   recent.erase(recent.begin(), recent.begin() + static_cast<std::ptrdiff_t>(expired));
@@ -76,7 +86,7 @@ double DemandForecast::Observe(double demand, double now_s) {
     agg[1] += y;
     agg[2] += 1;
   }
-  return y;
+  return absorbed;
 }
 
 double DemandForecast::Recurring(double horizon_s, int k, double now_s) const {
