@@ -175,10 +175,12 @@ Recommendation SloPolicy::Recommend(const PolicyInput& in, PersistentState& stat
                     Num(break_even_s), " s (cold start + drain) needs ", hold);
   if (breach) StrAppend(r.reason, "; the SLO is broken with ", Num(x.queue), " waiting: ", drain);
   StrAppend(r.reason, "; ", cap.reason);
-  if (!x.bad.empty() && desired < in.current) {
-    desired = in.current;
+  if (!x.bad.empty()) {
     r.rule = "bad_input";
-    r.reason += "; not scaling down on invalid input";
+    if (desired < in.current) {
+      desired = in.current;
+      r.reason += "; not scaling down on invalid input";
+    }
   }
   desired = cfg_.scale_to_zero ? desired : std::max(desired, 1);
   r.desired = cfg_.warm.on ? SplitWarm(in, state, c, floor, desired, drain, r) : desired;
@@ -193,8 +195,8 @@ int SloPolicy::SplitWarm(const PolicyInput& in, PersistentState& state, double c
   serving::DemandForecast forecast(cfg_.forecast, state, "slo.d.");
   const double f = forecast.Forecast(lead_s, now_s);
   serving::Headroom headroom(cfg_.headroom, state, "slo.hw.");
-  const double h = headroom.Observe(forecast.Peak(cfg_.control_period_s, now_s), f, lead_s,
-                                    floor, now_s);
+  const double h =
+      headroom.Observe(forecast.Peak(cfg_.control_period_s, now_s), f, lead_s, floor, now_s);
   // Putting a replica to sleep costs a wake, not a cold start: its break-even is wake + drain.
   const double peak = forecast.Peak(lead_s + cfg_.latency_s, now_s);
   int awake = std::max({NeedFor(f + h, c), NeedFor(peak + headroom.For(peak, floor), c), drain});
@@ -204,8 +206,8 @@ int SloPolicy::SplitWarm(const PolicyInput& in, PersistentState& state, double c
   r.facts.push_back({"warm_lead_s", lead_s});
   r.facts.push_back({"awake_need", awake});
   r.facts.push_back({"asleep", r.asleep});
-  StrAppend(r.reason, "; warm tier: ", awake, " awake (wake lead ", Num(lead_s), " s), ",
-            r.asleep, " asleep");
+  StrAppend(r.reason, "; warm tier: ", awake, " awake (wake lead ", Num(lead_s), " s), ", r.asleep,
+            " asleep");
   return awake;
 }
 
