@@ -221,13 +221,12 @@ Decision Controller::Plan(Workload& w, bool& acts) {
   }
   d.current = scale->current;
   d.ready = scale->ready;
-  d.asleep = scale->asleep;
   d.engine_detail = scale->detail;
   w.last_current = scale->current;
   ReadSignals(w, now, d);
   const std::optional<int> max_available = PoolRoom(w, scale->current, scale->max_available);
 
-  PolicyInput in{w.signals, scale->current, scale->ready, now, max_available, scale->asleep};
+  PolicyInput in{w.signals, scale->current, scale->ready, now, max_available};
   d.recommendation = b.policy->Recommend(in, w.policy_state);
   Resolve(w, d);
   if (!d.recommendation.valid) {
@@ -330,38 +329,23 @@ void Controller::Act(Workload& w, TimePoint now, Decision& d) {
     }
     return;
   }
-  const int asleep = d.recommendation.asleep;  // -1: the policy has no warm tier
-  if (target == d.current && (asleep < 0 || asleep == d.asleep)) return;
+  if (target == d.current) return;
   WorkloadBinding& b = w.binding;
   if (options_.dry_run) {
     d.action_detail =
         "dry run: would scale " + std::to_string(d.current) + " -> " + std::to_string(target);
     return;
   }
-  bool changed = true;
-  Status st = ApplyScale(b, d, target, asleep, changed);
-  if (st.ok() && !changed) return;  // the tier is off and the awake size is already right
+  Status st = b.actuator->Apply(b.ref, target);
   if (st.ok()) {
     d.action = Action::kScaled;
-    d.action_detail += std::to_string(d.current) + " -> " + std::to_string(target);
-    if (asleep >= 0) d.action_detail += ", " + std::to_string(asleep) + " asleep";
+    d.action_detail = std::to_string(d.current) + " -> " + std::to_string(target);
     if (b.stabilizer) b.stabilizer->RecordScale(d.current, target, now, w.stabilizer_state);
   } else {
     d.action = Action::kFailed;
     d.action_code = st.code();
     d.action_detail = st.message();
   }
-}
-
-Status Controller::ApplyScale(WorkloadBinding& b, Decision& d, int target, int asleep,
-                              bool& changed) {
-  if (asleep < 0) return b.actuator->Apply(b.ref, target);
-  Status st = b.actuator->ApplyTiers(b.ref, target, asleep);
-  if (st.code() != StatusCode::kInvalid) return st;
-  // An engine without a warm tier: serve the awake size alone and say why the tier is off.
-  d.action_detail = "warm tier off: " + st.message() + "; ";
-  changed = target != d.current;
-  return changed ? b.actuator->Apply(b.ref, target) : Status::Ok();
 }
 
 void Controller::SetMayApply(bool may_apply, const std::string& reason) {

@@ -163,10 +163,6 @@ class Controller {
   void ReadSignals(Workload& w, TimePoint now, Decision& d);
   void Resolve(const Workload& w, Decision& d) const;
   void Act(Workload& w, TimePoint now, Decision& d);
-  // Apply, or ApplyTiers when the policy keeps a warm tier (falling back to Apply, and saying
-  // so in the Decision, on an engine without one); `changed` false when that fallback had
-  // nothing to do.
-  Status ApplyScale(WorkloadBinding& b, Decision& d, int target, int asleep, bool& changed);
   // Applies an operator's override to d.constrained and says so in constrain_reason; true when
   // it changed the size to act on.
   bool ApplySteering(Workload& w, Decision& d) const;

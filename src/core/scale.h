@@ -24,9 +24,6 @@ struct ScaleState {
   // Why ready < current, or what the engine is doing about it ("replica 2 exited with status 1
   // three times; next start in 8 s"); empty when there is nothing to say. Goes into the Decision.
   std::string detail;
-  // Replicas kept asleep (the warm tier: loaded, weights offloaded to host memory, waking in
-  // seconds; not counted in `current`). 0 on engines without one.
-  int asleep = 0;
 };
 
 // Where one replica of a workload can be reached (its exposition endpoint, its readiness

@@ -28,7 +28,7 @@ namespace aiscale::decide::serving {
 struct DemandForecastParams {
   double level_s = 120;
   double trend_s = 900;
-  double mean_s = 3600;                   // the long-run mean's time constant
+  double mean_s = 3600;  // the long-run mean's time constant
   // Demand is averaged over this long before its peaks count: requests may wait up to their
   // TTFT limit, so what averages out within it needs no capacity of its own (at least a tick).
   double absorb_s = 0;

@@ -82,14 +82,22 @@ Result<ScaleState> InferenceService::Observe() {
   Sync();
   ScaleState s;
   s.current = static_cast<int>(active_.size());
-  s.asleep = static_cast<int>(asleep_.size());
   for (const auto& v : engine_->Replicas()) {
     if (v.state == ReplicaState::kReady) ++s.ready;
   }
   return s;
 }
 
-std::vector<int> InferenceService::ReleaseOrder() const {
+Status InferenceService::Apply(int desired) {
+  if (desired < 0) return Status::Error("unable to scale " + ref_.Key() + " to a negative size");
+  Sync();
+  const int current = static_cast<int>(active_.size());
+  if (desired == current) return Status::Ok();
+  ++scale_events_;
+  const int64_t ready_at = engine_->now_ns() + SaturatingNanos(spec_->ColdStartSeconds());
+  for (int i = current; i < desired; ++i) active_.push_back(engine_->AddReplica(ready_at));
+  if (desired >= current) return Status::Ok();
+  // Which to remove: starting ones first (newest first), then the least loaded ready ones.
   std::vector<ReplicaView> views = engine_->Replicas();
   auto view = [&](int id) {
     return *std::find_if(views.begin(), views.end(),
@@ -102,77 +110,11 @@ std::vector<int> InferenceService::ReleaseOrder() const {
     if (sa != sb) return sa;
     return !sa && va.in_flight < vb.in_flight;
   });
-  return order;
-}
-
-Status InferenceService::Apply(int desired) {
-  if (desired < 0) return Status::Error("unable to scale " + ref_.Key() + " to a negative size");
-  Sync();
-  const int current = static_cast<int>(active_.size());
-  if (desired == current) return Status::Ok();
-  ++scale_events_;
-  const int64_t ready_at = engine_->now_ns() + SaturatingNanos(spec_->ColdStartSeconds());
-  for (int i = current; i < desired; ++i) active_.push_back(engine_->AddReplica(ready_at));
-  if (desired >= current) return Status::Ok();
-  const std::vector<int> order = ReleaseOrder();
   for (int i = 0; i < current - desired; ++i) {
     engine_->RemoveReplica(order[static_cast<size_t>(i)]);
     active_.erase(std::find(active_.begin(), active_.end(), order[static_cast<size_t>(i)]));
   }
   return Status::Ok();
-}
-
-Status InferenceService::ApplyTiers(int awake, int asleep) {
-  if (!spec_->warm) return SimWorkload::ApplyTiers(awake, asleep);
-  if (awake < 0 || asleep < 0) {
-    return Status::Error("unable to scale " + ref_.Key() + " to a negative size");
-  }
-  Sync();
-  if (awake == static_cast<int>(active_.size()) && asleep == static_cast<int>(asleep_.size())) {
-    return Status::Ok();
-  }
-  ++scale_events_;
-  const int64_t now = engine_->now_ns();
-  const int64_t cold_at = now + SaturatingNanos(spec_->ColdStartSeconds());
-  const int64_t wake_at = now + SaturatingNanos(spec_->wake_s);
-  // More awake: wake the warm tier first (newest first), then start cold ones.
-  while (static_cast<int>(active_.size()) < awake) {
-    if (asleep_.empty()) {
-      active_.push_back(engine_->AddReplica(cold_at));
-      continue;
-    }
-    const int id = asleep_.back();
-    asleep_.pop_back();
-    engine_->WakeReplica(id, wake_at);
-    active_.push_back(id);
-  }
-  // Fewer awake: to sleep while the warm tier wants more, else gone.
-  if (static_cast<int>(active_.size()) > awake) {
-    const std::vector<int> order = ReleaseOrder();
-    for (size_t i = 0; static_cast<int>(active_.size()) > awake; ++i) {
-      const int id = order[i];
-      active_.erase(std::find(active_.begin(), active_.end(), id));
-      if (static_cast<int>(asleep_.size()) < asleep) {
-        engine_->SleepReplica(id);
-        asleep_.push_back(id);
-      } else {
-        engine_->RemoveReplica(id);
-      }
-    }
-  }
-  while (static_cast<int>(asleep_.size()) > asleep) {
-    engine_->RemoveReplica(asleep_.back());
-    asleep_.pop_back();
-  }
-  while (static_cast<int>(asleep_.size()) < asleep) {
-    asleep_.push_back(engine_->AddReplica(cold_at, /*asleep_when_ready=*/true));
-  }
-  return Status::Ok();
-}
-
-double InferenceService::GpuHoursPriced() const {
-  const double asleep = engine_->AsleepGpuSeconds();
-  return (engine_->GpuSeconds() - asleep + asleep * spec_->asleep_cost_fraction) / 3600.0;
 }
 
 std::vector<Observation> InferenceService::Signal(std::string_view name, TimePoint now) {
@@ -252,9 +194,7 @@ std::optional<int> InferenceService::BaselineReplicas(std::string_view baseline)
 nlohmann::json InferenceService::Summary() const {
   Sync();
   const RequestStats& st = engine_->stats();
-  // With a warm tier, GPU-hours price the asleep share at its cost fraction (both shares are
-  // stated apart); without one the two are the same figure.
-  const double gpu_h = GpuHoursPriced();
+  const double gpu_h = engine_->GpuSeconds() / 3600.0;
   nlohmann::json j = {{"kind", "InferenceService"},
                       {"gpu_hours", gpu_h},
                       {"cost_usd", gpu_h * spec_->price_per_gpu_hour},
@@ -277,13 +217,6 @@ nlohmann::json InferenceService::Summary() const {
                         {"attainment", st.slo().attainment}}},
                       {"trace", spec_->trace->Describe()}};
   if (!replay_->status.ok()) j["trace_error"] = replay_->status.message();
-  if (spec_->warm) {
-    const double asleep_h = engine_->AsleepGpuSeconds() / 3600.0;
-    j["gpu_hours_awake"] = engine_->GpuSeconds() / 3600.0 - asleep_h;
-    j["gpu_hours_asleep"] = asleep_h;
-    j["asleep_cost_fraction"] = spec_->asleep_cost_fraction;
-    j["wake_s"] = spec_->wake_s;
-  }
   const auto& o = Oracle();
   if (o.ok()) {
     j["oracle_gpu_hours"] = o->gpu_hours;
@@ -314,7 +247,7 @@ nlohmann::json InferenceService::TimelinePoint(TimePoint now) const {
   const int64_t from =
       last_point_ns_ >= 0 ? last_point_ns_ : t - SaturatingNanos(env_.report_interval_s);
   last_point_ns_ = t;
-  nlohmann::json p = {{"t_s", SinceEpochSeconds(now)},
+  return {{"t_s", SinceEpochSeconds(now)},
           {"arrived", static_cast<double>(st.arrived())},
           {"interval_latency_p99_s", st.QuantileBetween(from, t, 0.99, false)},
           {"interval_ttft_p99_s", st.QuantileBetween(from, t, 0.99, true)},
@@ -325,13 +258,11 @@ nlohmann::json InferenceService::TimelinePoint(TimePoint now) const {
           {"queue_len", static_cast<double>(engine_->queue_len())},
           {"latency_p99_s", st.WindowQuantile(t, 0.99, false)},
           {"ttft_p99_s", st.WindowQuantile(t, 0.99, true)},
-          {"gpu_hours", GpuHoursPriced()},
+          {"gpu_hours", engine_->GpuSeconds() / 3600.0},
           // Cumulative requests that ended outside the SLO (late, timed out or dropped): the
           // report attributes each interval's misses to what the service was doing then.
           {"missed",
            static_cast<double>(st.completed() - st.within_slo() + st.timed_out() + st.dropped())}};
-  if (spec_->warm) p["asleep"] = static_cast<int>(asleep_.size());
-  return p;
 }
 
 std::unique_ptr<SimWorkload> BuildInferenceService(const config::ConfigNode& workload,
