@@ -142,7 +142,9 @@ CapacityState CapacityLearner::Step(const Evidence& ev, bool breaking, double no
   const double est = estimate();
   const double minutes = std::clamp((now_s - state_.Get(time_key_, now_s)) / 60, 0.0, 1.0);
   double next = est;
-  const double base = std::max(ev.held_at, est);
+  // Probes start from the evidence, not from the last probe: stepping a bin beyond the
+  // estimate itself would walk it up to the cap on a steady load that never tests it.
+  const double base = ev.held_at > 0 ? ev.held_at : est;
   if (ev.broke_at > 0 && (est == 0 || est > ev.broke_at / p_.bin_ratio)) {
     // Just under the lowest load at which the SLO broke (never below where it held).
     out.target = std::max(ev.held_at, ev.broke_at / p_.bin_ratio);
