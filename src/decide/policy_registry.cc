@@ -5,6 +5,7 @@
 #include "decide/policies/hpa.h"
 #include "decide/policies/kpa.h"
 #include "decide/policies/predictive.h"
+#include "decide/policies/slo.h"
 #include "decide/policies/static_peak.h"
 #include "decide/policies/static_policy.h"
 #include "decide/policies/training.h"
@@ -25,6 +26,7 @@ Result<PolicyRegistry> PolicyRegistry::Default() {
       {"hpa", &HpaPolicy::Make, /*hpa_behavior=*/true},
       {"kpa", &MakeKpaPolicy},
       {"predictive", &PredictivePolicy::Make},
+      {"slo", &SloPolicy::Make},
       {"static", &MakeStatic},
       {"static-peak", &StaticPeakPolicy::Make},
       {"training", &TrainingPolicy::Make},

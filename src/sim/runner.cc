@@ -80,7 +80,8 @@ Result<RunResult> RunPolicy(const Scenario& s, const PolicyRun& run, const RunOp
                     s.scrape_interval_s,
                     s.noise,
                     sim.cluster.get(),
-                    s.report_interval_s};
+                    s.report_interval_s,
+                    opt.cache.get()};
     auto built = kind->build(w.node, env);
     if (!built) return s.errors->ToStatus().Wrap("unable to build workload " + w.name);
     // Sizes from the workload's own data: static-peak (the run starts warm at it and the
@@ -232,9 +233,11 @@ Result<ScenarioResult> RunScenario(const Scenario& s, const RunOptions& opt) {
   r.file = ToValidUtf8(s.file);  // a path from argv: the JSON report needs UTF-8 text
   r.seed = s.seed;
   r.duration_limit_s = s.duration_s;
+  RunOptions shared = opt;
+  if (!shared.cache) shared.cache = std::make_shared<RunCache>();
   r.targets = s.targets;
   for (const auto& run : *runs) {
-    auto one = RunPolicy(s, run, opt);
+    auto one = RunPolicy(s, run, shared);
     if (!one.ok()) return one.status().Wrap("unable to run policy " + run.label);
     r.runs.push_back(std::move(one).value());
   }

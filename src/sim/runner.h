@@ -21,6 +21,7 @@
 #include "report/run_summary.h"
 #include "report/targets.h"
 #include "sim/run_budget.h"
+#include "sim/run_cache.h"
 #include "sim/scenario.h"
 
 namespace aiscale::sim {
@@ -40,6 +41,9 @@ struct RunOptions {
   // The run budget (docs/limits.md): past this many simulator events the run ends with an
   // Invalid status naming the limit, instead of running on.
   uint64_t event_limit = kMaxEventsPerRun;
+  // What the runs share (the oracle of each inference workload); RunScenario makes one when
+  // none is given, so its runs compute it once.
+  std::shared_ptr<RunCache> cache;
 };
 
 struct WorkloadRun {

@@ -10,6 +10,7 @@
 namespace aiscale::sim {
 
 class Cluster;
+class RunCache;
 
 struct WorkloadEnv {
   std::string name;
@@ -19,6 +20,7 @@ struct WorkloadEnv {
   double noise = 0.02;            // relative standard deviation of emitted readings
   Cluster* cluster = nullptr;
   double report_interval_s = 60;  // how often the report's timeline samples the workload
+  RunCache* cache = nullptr;      // results shared by the scenario's runs (may be null)
 };
 
 }  // namespace aiscale::sim

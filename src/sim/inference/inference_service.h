@@ -66,7 +66,7 @@ class InferenceService final : public SimWorkload {
   std::unique_ptr<Replay> replay_;
   std::vector<int> active_;  // replica ids not being removed, oldest first
   int scale_events_ = 0;
-  mutable std::unique_ptr<Result<OracleResult>> oracle_;
+  mutable std::shared_ptr<const Result<OracleResult>> oracle_;
   mutable int64_t last_point_ns_ = -1;  // engine time of the previous TimelinePoint
 };
 

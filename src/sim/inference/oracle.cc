@@ -2,63 +2,56 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
-#include <queue>
 
 #include "core/numeric.h"
+#include "sim/inference/oracle_chain.h"
+#include "sim/inference/oracle_curve.h"
+#include "sim/inference/oracle_request.h"
 
 namespace aiscale::sim::inference {
 namespace {
 
-// good_m(n) with memo, for one interval.
-class IntervalCurve {
- public:
-  IntervalCurve(std::vector<traces::TraceRequest> reqs, const EngineOptions& e)
-      : reqs_(std::move(reqs)), e_(e) {}
-  uint64_t Good(int n) {
-    if (n <= 0 || reqs_.empty()) return 0;
-    auto it = memo_.find(n);
-    if (it != memo_.end()) return it->second;
-    const uint64_t g = GoodWithReplicas(reqs_, n, e_);
-    memo_.emplace(n, g);
-    return g;
-  }
-  size_t size() const { return reqs_.size(); }
-  // Smallest n with Good(n) >= want, searching up to cap (doubling, then bisection). Returns
-  // cap + 1 when even cap misses.
-  int Smallest(uint64_t want, int cap) {
-    if (want == 0) return 0;
-    int hi = 1;
-    while (Good(hi) < want) {
-      if (hi >= cap) return cap + 1;
-      hi = std::min(cap, hi * 2);
-    }
-    int lo = hi / 2;  // Good(lo) < want or lo == 0
-    while (hi - lo > 1) {
-      const int mid = lo + (hi - lo) / 2;
-      (Good(mid) >= want ? hi : lo) = mid;
-    }
-    return hi;
-  }
-  // The most good requests any size reaches: stops doubling when doubling gains nothing.
-  uint64_t MaxGood(int cap) {
-    int n = 1;
-    uint64_t g = Good(1);
-    while (g < reqs_.size() && n < cap) {
-      const int next = std::min(cap, n * 2);
-      const uint64_t gn = Good(next);
-      if (gn == g) break;
-      n = next;
-      g = gn;
-    }
-    return g;
-  }
+// Pair values are simulated for sizes within this many of the decomposed plan's, around each
+// boundary; elsewhere the empty-start values stand (never below the pair values).
+constexpr int kPairReach = 3;
 
- private:
-  std::vector<traces::TraceRequest> reqs_;
-  const EngineOptions& e_;
-  std::map<int, uint64_t> memo_;
+uint64_t CeilShare(double share, uint64_t n) {
+  return static_cast<uint64_t>(std::ceil(share * static_cast<double>(n)));
+}
+
+// The sum of the `k` smallest values.
+double SumSmallest(std::vector<float>& v, uint64_t k) {
+  k = std::min<uint64_t>(k, v.size());
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(k), v.end());
+  double s = 0;
+  for (uint64_t i = 0; i < k; ++i) s += v[i];
+  return s;
+}
+
+struct Interval {
+  std::vector<traces::TraceRequest> reqs;
+  int64_t start_ns = 0;
 };
+
+// Simulates pair values around `plan` into the chain (oracle_chain.h).
+void AddPairs(const std::vector<Interval>& iv, int64_t interval_ns, const std::vector<int>& plan,
+              const EngineOptions& e, std::vector<ChainInterval>& chain) {
+  for (size_t m = 0; m < chain.size(); ++m) {
+    std::vector<uint64_t>& solo = chain[m].solo;
+    chain[m].lo = std::max(0, plan[m] - kPairReach);
+    const int hi = plan[m] + kPairReach;
+    // The largest size stays outside the window, at the empty-start value (every servable
+    // request): a plan that serves everything must exist whatever the earlier interval carries.
+    while (static_cast<int>(solo.size()) <= hi + 1) solo.push_back(solo.back());
+    chain[m].width = hi - chain[m].lo + 1;
+  }
+  for (size_t m = 1; m < chain.size(); ++m) {
+    if (iv[m].reqs.empty() || iv[m - 1].reqs.empty()) continue;  // nothing carried or served
+    chain[m].pair = PairGoods(iv[m - 1].reqs, iv[m - 1].start_ns, chain[m - 1].lo,
+                              chain[m - 1].width, iv[m].reqs, iv[m].start_ns,
+                              iv[m].start_ns + interval_ns, chain[m].lo, chain[m].width, e);
+  }
+}
 
 }  // namespace
 
@@ -69,17 +62,6 @@ uint64_t GoodWithReplicas(const std::vector<traces::TraceRequest>& reqs, int n,
   for (const auto& r : reqs) e.Arrive(r);
   e.AdvanceTo(INT64_MAX);
   return e.stats().within_slo();
-}
-
-double MinBusySeconds(const traces::TraceRequest& r, const ReplicaModel& m) {
-  if (m.kind == ReplicaModel::Kind::kLlm) {
-    // Prefill runs inside steps one replica takes one at a time; a token costs at least a
-    // full batch's share of a step (base / max_batch + per_seq).
-    const double per_token = m.llm.decode_base_s / m.llm.max_batch + m.llm.decode_per_seq_s;
-    return r.input_tokens * m.llm.prefill_s_per_token + r.output_tokens * per_token;
-  }
-  // The mean service time (the draws average to it), shared by `concurrency` slots.
-  return (m.plain.mean_s + r.output_tokens * m.plain.per_output_token_s) / m.plain.concurrency;
 }
 
 Result<OracleResult> ComputeOracle(traces::RequestStream& stream, const OracleOptions& o) {
@@ -94,89 +76,63 @@ Result<OracleResult> ComputeOracle(traces::RequestStream& stream, const OracleOp
   const int64_t interval_ns = SaturatingNanos(o.interval_s);
   const double target = o.engine.slo.attainment;
 
-  // Pass 1: per interval, the size that gets every achievable good request (N_m) and the
-  // size that meets the target inside the interval (for static-peak).
-  std::vector<IntervalCurve> curves;
-  std::vector<int> full;  // N_m
-  std::vector<traces::TraceRequest> buf, cur;
-  int64_t cur_start = 0;
-  uint64_t good_full = 0;
-  double work_s = 0;  // replica-seconds the requests need at the least (MinBusySeconds)
+  // Pass 1: cut into intervals; per interval its empty-start curve, static-peak size and
+  // unservable requests; per request its least busy time.
+  std::vector<Interval> iv;
+  std::vector<ChainInterval> chain;
+  std::vector<float> busy_s;  // MinBusySeconds of every servable request
+  std::vector<traces::TraceRequest> buf;
+  Interval cur;
+  int64_t last_arrival = 0;
   auto close_interval = [&]() {
-    IntervalCurve c(std::move(cur), o.engine);
-    cur.clear();
-    const uint64_t max_good = c.MaxGood(o.max_replicas);
-    const int n_full = c.Smallest(max_good, o.max_replicas);
-    const uint64_t want = std::min<uint64_t>(
-        max_good, static_cast<uint64_t>(std::ceil(target * static_cast<double>(c.size()))));
-    const int n_target = c.Smallest(want, o.max_replicas);
-    if (curves.empty()) res.first_interval_replicas = n_target;
+    IntervalCurve c(cur.reqs, cur.start_ns, cur.start_ns + interval_ns, o.engine);
+    const uint64_t want = std::min(c.servable(), CeilShare(target, c.size()));
+    const int n_target = c.SmallestAlone(want);
+    if (iv.empty()) res.first_interval_replicas = n_target;
     if (n_target > res.static_peak_replicas) {
       res.static_peak_replicas = n_target;
-      res.peak_interval = static_cast<int>(curves.size());
+      res.peak_interval = static_cast<int>(iv.size());
     }
     res.arrivals.push_back(static_cast<uint32_t>(c.size()));
-    good_full += max_good;
-    full.push_back(n_full);
-    curves.push_back(std::move(c));
+    res.unservable += c.size() - c.servable();
+    chain.push_back({c.RelaxedCurve(), o.interval_s, 0, 0, {}});
+    iv.push_back(std::move(cur));
+    cur = Interval{{}, iv.back().start_ns + interval_ns};
   };
   while (true) {
     buf.clear();
     RETURN_IF_ERROR(stream.Next(buf, 1 << 14));
     if (buf.empty()) break;
     for (const auto& r : buf) {
-      while (r.arrival_ns >= cur_start + interval_ns) {
-        close_interval();
-        cur_start += interval_ns;
-      }
-      traces::TraceRequest rel = r;
-      rel.arrival_ns -= cur_start;
-      cur.push_back(rel);
+      while (r.arrival_ns >= cur.start_ns + interval_ns) close_interval();
+      cur.reqs.push_back(r);
+      last_arrival = r.arrival_ns;
       ++res.requests;
-      work_s += MinBusySeconds(r, o.engine.model);
+      if (Servable(r, o.engine)) busy_s.push_back(static_cast<float>(MinBusySeconds(r, o.engine)));
     }
   }
-  if (!cur.empty()) close_interval();
+  if (!cur.reqs.empty()) close_interval();
+  // Every run lasts at least until the last arrival, not to the end of its interval.
+  if (!chain.empty()) {
+    chain.back().billed_s = static_cast<double>(last_arrival - iv.back().start_ns) / 1e9;
+  }
 
-  // Pass 2: pool the SLO budget. Start from N_m everywhere and remove, one at a time, the
-  // replica whose removal loses the fewest good requests while the total stays >= target.
-  res.replicas = full;
-  // Requests no size serves within the SLO (a prompt whose prefill alone is over the TTFT
-  // limit) are misses every policy pays, so the target applies to the achievable ones:
-  // good >= attainment x good_full. Identical to attainment x requests when every request
-  // is achievable, and monotone in the target (a rule that switched bases at the edge of
-  // feasibility would let a lower target cost more).
-  res.feasible =
-      good_full >= static_cast<uint64_t>(std::ceil(target * static_cast<double>(res.requests)));
-  const uint64_t required =
-      static_cast<uint64_t>(std::ceil(target * static_cast<double>(good_full)));
-  uint64_t good = good_full;
-  {
-    using Cand = std::pair<uint64_t, size_t>;  // (loss, interval)
-    std::priority_queue<Cand, std::vector<Cand>, std::greater<Cand>> heap;
-    auto push = [&](size_t m) {
-      const int n = res.replicas[m];
-      if (n > 0)
-        heap.push({curves[m].Good(n) - std::min(curves[m].Good(n), curves[m].Good(n - 1)), m});
-    };
-    for (size_t m = 0; m < curves.size(); ++m) push(m);
-    while (!heap.empty()) {
-      const auto [loss, m] = heap.top();
-      heap.pop();
-      if (good - loss < required) break;  // the cheapest removal left breaks the target
-      good -= loss;
-      --res.replicas[m];
-      push(m);
-    }
-  }
-  res.good = good;
-  res.attainment = res.requests ? static_cast<double>(good) / static_cast<double>(res.requests) : 1;
-  double replica_intervals = 0;
-  for (const int n : res.replicas) replica_intervals += n;
+  const uint64_t servable = res.requests - res.unservable;
+  res.feasible = servable >= CeilShare(target, res.requests);
+  res.required = std::min(servable, CeilShare(target, res.requests));
+  // Pass 2: the bound with empty starts only, then again with what each interval carries
+  // into the next, simulated around the first pass's plan.
+  const ChainResult first = ChainBound(chain, res.required);
+  AddPairs(iv, interval_ns, first.plan, o.engine, chain);
+  const ChainResult chained = ChainBound(chain, res.required);
+  res.replicas = chained.plan;
+  res.good = chained.plan_good;
+  res.attainment = res.requests ? res.good / static_cast<double>(res.requests) : 1;
   const double gpus = o.engine.model.gpus_per_replica;
-  res.interval_gpu_hours = replica_intervals * o.interval_s * gpus / 3600.0;
-  res.work_gpu_hours = work_s * gpus / 3600.0;
+  res.interval_gpu_hours = std::max(first.bound_replica_s, chained.bound_replica_s) * gpus / 3600.0;
+  res.work_gpu_hours = SumSmallest(busy_s, res.required) * gpus / 3600.0;
   res.gpu_hours = std::max(res.interval_gpu_hours, res.work_gpu_hours);
+  res.bound = res.work_gpu_hours > res.interval_gpu_hours ? "work" : "interval";
   return res;
 }
 

@@ -1,20 +1,28 @@
 // Offline baselines computed from the whole trace with the replica capacity model itself
 // (docs/oracle.md): the `oracle` lower bound on GPU-hours and the `static-peak` size.
 //
-// Per interval m (default one minute) the interval's arrivals are served, from an empty
-// system, by n replicas that are ready at the interval's start (zero cold start), giving
-// good_m(n), the requests within SLO. The oracle then picks n_m for every interval to
-// minimise sum n_m subject to sum good_m(n_m) >= attainment x all requests (the SLO budget
-// is pooled over the run, as the run's SLO attainment is), greedily taking away the replica
-// whose removal loses the fewest good requests. GPU-hours = sum n_m x interval x GPUs, or the
-// work bound (sum of each request's least busy time) when that is larger: intervals start
-// empty and do not bill work that spills past their end, which long requests make large.
-// static-peak = max_m of the fewest replicas that keep interval m itself at the attainment
-// target: the peak minute, measured by the replicas it needs.
-// Deterministic. Cost: O(log n) simulations of each interval plus one per removed replica.
+// The oracle is the larger of two lower bounds, each below every schedule that meets the SLO
+// target on this model:
+//  - interval bound: cut the arrivals into intervals; for each, good_m(n) under a relaxation
+//    no schedule of n replicas beats (oracle_curve.h: starts empty, waiting requests get free
+//    help at the end); then the least sum of n_m x interval length with sum good_m(n_m) >=
+//    required, solved as a linear programme over each curve's upper concave envelope (a
+//    fractional size is allowed, so the answer is below the best whole-number plan). The last
+//    interval is billed only up to the last arrival.
+//  - work bound: the replica-seconds that the `required` cheapest servable requests need at
+//    the least (MinBusySeconds), whatever the schedule.
+// `required` = min(servable requests, ceil(attainment x all requests)); a request is
+// unservable only when no size serves it within the SLO (oracle_request.h), so that count does
+// not depend on the interval cut or on other requests. When servable < attainment x all, the
+// target is out of reach for every policy (`feasible` false) and the bound is for serving every
+// servable request.
+// static-peak = max_m of the fewest replicas that keep interval m at the attainment target
+// without help: the peak minute, measured by the replicas it needs.
+// Deterministic. Cost: up to N_m + 1 simulations of each interval's requests.
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "core/result.h"
@@ -26,20 +34,22 @@ namespace aiscale::sim::inference {
 struct OracleOptions {
   EngineOptions engine;
   double interval_s = 60;
-  int max_replicas = 100000;  // search cap per interval
 };
 
 struct OracleResult {
   double gpu_hours = 0;            // max(interval_gpu_hours, work_gpu_hours)
-  double interval_gpu_hours = 0;   // sum n_m x interval x GPUs per replica
-  double work_gpu_hours = 0;       // sum of MinBusySeconds x GPUs per replica
-  std::vector<int> replicas;       // n_m per interval
+  double interval_gpu_hours = 0;   // sum n_m x billed length of m x GPUs per replica
+  double work_gpu_hours = 0;       // required cheapest MinBusySeconds x GPUs per replica
+  std::string bound;               // "interval" or "work": the one that sets gpu_hours
+  std::vector<int> replicas;       // n_m per interval: the cheapest plan of the relaxed
+                                   // problem that meets `required` (at or above the bound)
   std::vector<uint32_t> arrivals;  // per interval
   uint64_t requests = 0;
-  uint64_t good = 0;      // within SLO at the chosen sizes (pooled)
-  double attainment = 0;  // good / requests
-  bool feasible = true;   // false: even unbounded replicas miss the target; the oracle then
-                          // meets attainment x the achievable good requests
+  uint64_t unservable = 0;  // no size serves them within the SLO
+  uint64_t required = 0;    // good requests the bound is for
+  double good = 0;          // good requests of that plan (>= required)
+  double attainment = 0;    // good / requests
+  bool feasible = true;     // false: servable requests alone are below the target
   int static_peak_replicas = 0;
   int peak_interval = 0;            // index of the interval that sets static_peak
   int first_interval_replicas = 0;  // the fewest that keep the first interval at the target
@@ -49,13 +59,9 @@ struct OracleResult {
 // Reads the stream to the end (errors from the stream are returned).
 Result<OracleResult> ComputeOracle(traces::RequestStream& stream, const OracleOptions& o);
 
-// good(n) for one interval's requests (times relative to the interval start). Exposed for tests.
+// Requests within the SLO when n replicas, ready at time 0, serve `reqs` (absolute times) to
+// the end. Exposed for tests.
 uint64_t GoodWithReplicas(const std::vector<traces::TraceRequest>& reqs, int n,
                           const EngineOptions& engine);
-
-// The least replica-seconds one request needs on this model, whatever the schedule: LLM,
-// its prefill plus its tokens at a full batch's share of a step; plain, its mean service
-// time over the concurrency. Summed over requests, a bound no size schedule can beat.
-double MinBusySeconds(const traces::TraceRequest& r, const ReplicaModel& m);
 
 }  // namespace aiscale::sim::inference

@@ -18,10 +18,23 @@ double Unit(uint64_t h) { return (static_cast<double>(h >> 11) + 0.5) * 0x1.0p-5
 
 }  // namespace
 
+int64_t PlainServiceNs(const traces::TraceRequest& q, const EngineOptions& o) {
+  const uint64_t h =
+      Mix(o.seed ^ Mix(static_cast<uint64_t>(q.arrival_ns) ^
+                       (static_cast<uint64_t>(q.input_tokens) << 32) ^ q.output_tokens));
+  const double u = Unit(h);
+  const double u2 = Unit(Mix(h));
+  // Box-Muller from two independent draws.
+  const double z = std::sqrt(-2.0 * std::log(u)) * std::cos(6.283185307179586 * u2);
+  return o.model.ServiceNs(q.output_tokens, u2, z);
+}
+
 ServingEngine::ServingEngine(EngineOptions o)
     : o_(std::move(o)),
       stats_(o_.slo, SaturatingNanos(o_.window_s)),
       timeout_ns_(SaturatingNanos(o_.queue_timeout_s)),
+      slo_ttft_ns_(SaturatingNanos(o_.slo.ttft_s)),
+      slo_latency_ns_(SaturatingNanos(o_.slo.latency_s)),
       heads_(static_cast<size_t>(o_.model.Slots()) + 1, -1),
       min_level_(static_cast<int>(heads_.size())) {
   stats_.SetRetention(SaturatingNanos(o_.stats_retention_s));
@@ -204,14 +217,7 @@ void ServingEngine::Admit(Replica& r, const traces::TraceRequest& q) {
   ++in_flight_;
   Relevel(r);
   if (o_.model.kind == ReplicaModel::Kind::kPlain) {
-    const uint64_t h =
-        Mix(o_.seed ^ Mix(static_cast<uint64_t>(q.arrival_ns) ^
-                          (static_cast<uint64_t>(q.input_tokens) << 32) ^ q.output_tokens));
-    const double u = Unit(h);
-    const double u2 = Unit(Mix(h));
-    // Box-Muller from two independent draws.
-    const double z = std::sqrt(-2.0 * std::log(u)) * std::cos(6.283185307179586 * u2);
-    const int64_t done = now_ + o_.model.ServiceNs(q.output_tokens, u2, z);
+    const int64_t done = now_ + PlainServiceNs(q, o_);
     r.running.push(Running{done, q.arrival_ns, done, q.output_tokens});
     SetBusy(r, true);
     if (done < r.next_event && r.id != boundary_replica_) Schedule(r, done);
@@ -248,6 +254,10 @@ void ServingEngine::CompleteUpTo(Replica& r, int64_t upto, bool plain) {
   while (!r.running.empty() && r.running.top().finish <= upto) {
     const Running& done = r.running.top();
     stats_.OnComplete(now_, now_ - done.arrival_ns, done.first_token_ns - done.arrival_ns);
+    if (done.arrival_ns >= count_from_ns_ && now_ - done.arrival_ns <= slo_latency_ns_ &&
+        done.first_token_ns - done.arrival_ns <= slo_ttft_ns_) {
+      ++counted_within_slo_;
+    }
     if (plain) {
       stats_.OnTokens(now_, done.kv);  // kv holds the output size for plain servers
     } else {
@@ -320,6 +330,13 @@ double ServingEngine::TakeBusyFraction(int id) {
   r.mark_t = now_;
   r.mark_busy = busy;
   return std::clamp(f, 0.0, 1.0);
+}
+
+std::vector<traces::TraceRequest> ServingEngine::TakeQueue() {
+  std::vector<traces::TraceRequest> out(queue_.begin(), queue_.end());
+  queue_.clear();
+  timeout_event_at_ = INT64_MAX;  // a pending timeout check finds nothing and is ignored
+  return out;
 }
 
 bool ServingEngine::Idle() const { return queue_.empty() && in_flight_ == 0; }

@@ -39,6 +39,11 @@ struct EngineOptions {
 
 enum class ReplicaState { kStarting, kReady, kDraining, kRetired };
 
+// The service time a plain server gives request `q`: drawn from the seed and the request itself
+// (absolute arrival time and sizes), so it does not depend on who else runs, where the request
+// is served, or how a trace is cut into intervals.
+int64_t PlainServiceNs(const traces::TraceRequest& q, const EngineOptions& o);
+
 struct ReplicaView {
   int id;
   ReplicaState state;
@@ -65,6 +70,14 @@ class ServingEngine {
   // No request queued or in flight.
   bool Idle() const;
   size_t queue_len() const { return queue_.size(); }
+  // Removes and returns the requests still waiting in the queue (the oracle hands them to
+  // replicas of its own at an interval's end). They count as neither completed nor dropped.
+  std::vector<traces::TraceRequest> TakeQueue();
+  // Completions within the SLO of requests that arrived at or after `arrival_ns` (set before
+  // they arrive), counted apart from stats(): the oracle's good requests of one interval when
+  // an earlier interval's requests share the replicas.
+  void CountFrom(int64_t arrival_ns) { count_from_ns_ = arrival_ns; }
+  uint64_t counted_within_slo() const { return counted_within_slo_; }
   const RequestStats& stats() const { return stats_; }
   const EngineOptions& options() const { return o_; }
 
@@ -145,6 +158,9 @@ class ServingEngine {
   RequestStats stats_;
   int64_t now_ = 0;
   int64_t timeout_ns_;
+  int64_t slo_ttft_ns_, slo_latency_ns_;
+  int64_t count_from_ns_ = INT64_MAX;  // nothing counted until CountFrom
+  uint64_t counted_within_slo_ = 0;
   std::vector<Replica> replicas_;  // by id, never erased (ids stay valid)
   std::vector<int> live_;
   std::deque<traces::TraceRequest> queue_;

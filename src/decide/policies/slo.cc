@@ -1,0 +1,188 @@
+#include "decide/policies/slo.h"
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+
+#include "core/numeric.h"
+#include "decide/serving/lead_learner.h"
+#include "decide/text.h"
+
+namespace aiscale::decide {
+namespace {
+
+GNum Num(double v) { return {v, 4}; }
+
+constexpr const char* kClock = "slo.t";       // the last tick's time: a new epoch resets the state
+constexpr const char* kQueue = "slo.q";       // the last tick's queue
+constexpr const char* kQueueSeen = "slo.qt";  // when requests were last seen waiting
+
+// The largest valid value over instances (a p99 per replica, or one for the service).
+std::optional<double> Largest(const SignalSnapshot& s) {
+  if (!s.ok() || s.instances.empty()) return std::nullopt;
+  double v = s.instances.front().value;
+  for (const auto& i : s.instances) v = std::max(v, i.value);
+  return v;
+}
+
+}  // namespace
+
+struct SloPolicy::Inputs {
+  const SignalSnapshot* demand = nullptr;
+  std::optional<double> ttft, latency;
+  double queue = 0;
+  std::string bad;  // why this tick's input is not to be trusted; empty when it is
+};
+
+SloPolicy::SloPolicy(SloConfig cfg) : cfg_(std::move(cfg)) {}
+
+std::vector<std::string> SloPolicy::OptionalSignals() const {
+  return {std::string(signals::kQueueLen), std::string(signals::kTtftP99S),
+          std::string(signals::kLatencyP99S)};
+}
+
+int SloPolicy::NeedFor(double demand, double capacity) const {
+  if (!(capacity > 0)) return 0;
+  return ReplicaCountCeil(demand / capacity);
+}
+
+SloPolicy::Inputs SloPolicy::Read(const PolicyInput& in) const {
+  Inputs x;
+  x.demand = &in.signals.Get(cfg_.signal);
+  auto invalid = [&x](std::string_view name, const SignalSnapshot& s) {
+    if (s.status != SignalStatus::kInvalid) return;
+    StrAppend(x.bad, x.bad.empty() ? "" : "; ", name, " is invalid (", s.detail, ")");
+  };
+  invalid(cfg_.signal, *x.demand);
+  const SignalSnapshot& ttft = in.signals.Get(signals::kTtftP99S);
+  const SignalSnapshot& latency = in.signals.Get(signals::kLatencyP99S);
+  const SignalSnapshot& queue = in.signals.Get(signals::kQueueLen);
+  invalid(signals::kTtftP99S, ttft);
+  invalid(signals::kLatencyP99S, latency);
+  invalid(signals::kQueueLen, queue);
+  x.ttft = Largest(ttft);
+  x.latency = Largest(latency);
+  if (queue.ok()) x.queue = queue.sum;
+  // The first token comes before the last: a TTFT quantile above the latency one is nonsense.
+  if (x.ttft && x.latency && *x.ttft > *x.latency * (1 + 1e-9)) {
+    StrAppend(x.bad, x.bad.empty() ? "" : "; ", "quantiles out of order (ttft_p99_s ", Num(*x.ttft),
+              " > latency_p99_s ", Num(*x.latency), ")");
+  }
+  return x;
+}
+
+Recommendation SloPolicy::Recommend(const PolicyInput& in, PersistentState& state) const {
+  const double now_s = SinceEpochSeconds(in.now);
+  Recommendation r;
+  r.facts.reserve(20);
+  // Time before the state's own: a new monotonic epoch. Nothing learned can be placed on the new
+  // time line (seasons, windows), so start over.
+  if (now_s < state.Get(kClock, now_s)) {
+    state.values.clear();
+    r.facts.push_back({"state_reset", 1});
+  }
+  state.Set(kClock, now_s);
+  const Inputs x = Read(in);
+  serving::LeadLearner lead_learner(cfg_.cold_start_s, state, "slo.");
+  const double lead_s = lead_learner.Observe(in.current, in.ready, now_s) + cfg_.control_period_s;
+  serving::CapacityLearner learner(cfg_.capacity, state, "slo.cap.");
+
+  if (!x.demand->ok()) {
+    const serving::CapacityState cap = learner.Hold(StrCat(
+        cfg_.signal, " is ", SignalStatusName(x.demand->status), " (", x.demand->detail, ")"));
+    r.desired = in.current;
+    r.rule = x.bad.empty() ? "missing_data" : "bad_input";
+    r.reason = cap.reason + ": holding, never scaling down on missing or invalid demand";
+    r.facts.push_back({"capacity", cap.estimate});
+    return r;
+  }
+  const double demand = x.demand->sum;
+  serving::DemandForecast forecast(cfg_.forecast, state, "slo.d.");
+  const double absorbed = forecast.Observe(demand, now_s);
+  // Queue history: the quantiles of a window still carry requests that waited in a backlog
+  // for up to a latency limit after it clears.
+  const double prev_queue = state.Get(kQueue, 0);
+  if (x.queue > 0) state.Set(kQueueSeen, now_s);
+  state.Set(kQueue, x.queue);
+  serving::CapacityState cap;
+  if (!x.bad.empty()) {
+    cap = learner.Hold(x.bad);
+  } else if (in.ready <= 0) {
+    cap = learner.Hold("no replica is ready to measure");
+  } else {
+    serving::CapacitySample s{absorbed / in.ready, x.ttft, x.latency};
+    s.clean = x.queue <= 0 && now_s - state.Get(kQueueSeen, -1e18) > cfg_.latency_s;
+    // Saturated: requests waited at the last tick too, and the queue is not shrinking (one
+    // tick of waiting is a blip: a large prompt at the head of the queue, a burst's edge).
+    s.saturated = x.queue > 0 && prev_queue > 0 && x.queue >= prev_queue;
+    cap = learner.Observe(s, now_s);
+  }
+  const double f = forecast.Forecast(lead_s, now_s);
+  serving::Headroom headroom(cfg_.headroom, state, "slo.h.");
+  const double floor = std::max(cap.estimate, forecast.mean());
+  const double h = headroom.Observe(absorbed, f, lead_s, floor, now_s);
+
+  double ratio = 0;
+  if (x.ttft) ratio = std::max(ratio, *x.ttft / cfg_.ttft_s);
+  if (x.latency) ratio = std::max(ratio, *x.latency / cfg_.latency_s);
+  const bool breach = ratio > 1 && x.queue > 0;
+  const double c = cap.estimate;
+  const double break_even_s = lead_s + cfg_.latency_s;
+  // A peak that came back three times over four break-even times will come back again:
+  // removing its replicas in between would pay a cold start each time.
+  const double peak =
+      std::max(forecast.Peak(break_even_s, now_s), forecast.Recurring(4 * break_even_s, 3, now_s));
+  const int up = NeedFor(f + h, c);
+  const int hold = NeedFor(peak + headroom.For(peak, floor), c);
+  const int drain = breach ? NeedFor(demand + x.queue / cfg_.control_period_s, c) : 0;
+  r.facts = {{"demand", demand},
+             {"demand_absorbed", absorbed},
+             {"forecast", f},
+             {"headroom", h},
+             {"headroom_score", headroom.Score()},
+             {"headroom_scored", static_cast<double>(headroom.scored())},
+             {"lead_s", lead_s},
+             {"lead_measurements", static_cast<double>(lead_learner.measurements())},
+             {"capacity", c},
+             {"capacity_target", cap.target},
+             {"held_at", cap.held_at},
+             {"broke_at", cap.broke_at},
+             {"slo_ratio", ratio},
+             {"queue", x.queue},
+             {"need_up", up},
+             {"need_hold", hold},
+             {"need_drain", drain},
+             {"break_even_s", break_even_s},
+             {"seasonal", forecast.seasonal() ? 1 : 0}};
+  r.valid = true;
+  if (c <= 0) {
+    // Nothing learned yet: the size it found is the only evidence; grow it on a breach.
+    const int grow = std::max(1, static_cast<int>(std::ceil(in.current * cfg_.breach_growth)));
+    r.desired = breach ? in.current + grow : std::max(in.current, cfg_.scale_to_zero ? 0 : 1);
+    r.rule = "learning";
+    r.reason = cap.reason + (breach ? StrCat("; the SLO is broken (ratio ", Num(ratio),
+                                             ") with requests waiting: +", grow)
+                                    : std::string("; holding the size it found"));
+    return r;
+  }
+  int desired = std::max({up, hold, drain});
+  r.rule = drain >= std::max(up, hold) && breach ? "slo_breach"
+           : hold > up                           ? "hold_down"
+                                                 : "forecast";
+  r.reason = StrCat("forecast ", Num(f), "/s over the next ", Num(lead_s), " s + headroom ", Num(h),
+                    "/s at ", Num(c), "/s per replica needs ", up, "; the peak of the last ",
+                    Num(break_even_s), " s (cold start + drain) needs ", hold);
+  if (breach) StrAppend(r.reason, "; the SLO is broken with ", Num(x.queue), " waiting: ", drain);
+  StrAppend(r.reason, "; ", cap.reason);
+  if (!x.bad.empty()) {
+    r.rule = "bad_input";
+    if (desired < in.current) {
+      desired = in.current;
+      r.reason += "; not scaling down on invalid input";
+    }
+  }
+  r.desired = cfg_.scale_to_zero ? desired : std::max(desired, 1);
+  return r;
+}
+
+}  // namespace aiscale::decide

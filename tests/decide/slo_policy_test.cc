@@ -1,0 +1,174 @@
+#include "decide/policies/slo.h"
+
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "core/config/config_node.h"
+#include "core/signal.h"
+#include "decide/policy_registry.h"
+
+namespace aiscale::decide {
+namespace {
+
+double FactOf(const Recommendation& r, const std::string& name) {
+  for (const auto& [k, v] : r.facts) {
+    if (k == name) return v;
+  }
+  ADD_FAILURE() << "no fact " << name;
+  return -1;
+}
+
+// One tick's signals as the vllm preset reports them for the whole service.
+struct Tick {
+  double rate = 0;
+  double queue = 0;
+  double ttft_p99_s = 0;
+  double latency_p99_s = 0;
+};
+
+// Steps an slo policy with the Controller's inputs; the replicas follow the recommendation at
+// once. A replica model stands in for the service: p99s grow with the load per replica and
+// the SLO (ttft 2 s, latency 20 s) holds up to 36 requests/s per replica.
+struct Harness {
+  explicit Harness(int start) {
+    config::ConfigErrors errs;
+    const config::ConfigNode node =
+        config::ParseConfig("name: slo\nslo: {ttft_s: 2, latency_s: 20}\n", "policy.yaml", errs);
+    WorkloadContext ctx;
+    ctx.cold_start_s = 120;
+    policy = SloPolicy::Make(node, ctx);
+    EXPECT_TRUE(errs.empty()) << errs.ToStatus().message();
+    current = ready = start;
+  }
+  static Tick Modelled(double rate, int replicas) {
+    const double load = rate / std::max(replicas, 1);
+    return {rate, 0, 0.2 + 0.05 * load, 2 + 0.5 * load};
+  }
+  Recommendation At(const Tick& x) {
+    t += 15;
+    const TimePoint now = AtSeconds(t);
+    auto one = [&](std::string_view name, double v) {
+      signals.Ingest(name, {{std::string(name), "", v, now, true}}, now, Seconds(60));
+    };
+    one(signals::kRequestRate, x.rate);
+    one(signals::kQueueLen, x.queue);
+    one(signals::kTtftP99S, x.ttft_p99_s);
+    one(signals::kLatencyP99S, x.latency_p99_s);
+    PolicyInput in{signals, current, ready, now, std::nullopt};
+    Recommendation r = policy->Recommend(in, state);
+    if (r.valid) current = ready = r.desired;
+    return r;
+  }
+  // Two hours of a steady 100 requests/s: long enough to learn a capacity.
+  void WarmUp() {
+    for (int i = 0; i < 480; ++i) At(Modelled(100, current));
+  }
+  WorkloadSignals signals;
+  PersistentState state;
+  std::unique_ptr<Policy> policy;
+  int current = 0;
+  int ready = 0;
+  double t = 0;
+};
+
+TEST(SloPolicy, LearnsACapacityFromTheSignalsAlone) {
+  Harness h(10);
+  h.WarmUp();
+  const Recommendation r = h.At(Harness::Modelled(100, h.current));
+  const double c = FactOf(r, "capacity");
+  EXPECT_GT(c, 0) << r.reason;
+  EXPECT_LE(c, 36 * 1.1) << "above the load at which the SLO breaks: " << r.reason;
+  EXPECT_GE(r.desired, static_cast<int>(std::ceil(100 / 36.0))) << r.reason;
+}
+
+// Bad input is held at the last good estimate with the reason in the Decision, and never
+// scales down.
+struct BadCase {
+  const char* name;
+  Tick tick;
+  const char* rule;
+  const char* reason_has;
+};
+
+TEST(SloPolicy, BadInputHoldsTheLastGoodEstimate) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const std::vector<BadCase> cases = {
+      {"negative queue", {100, -5, 0.5, 5}, "bad_input", "queue_len is invalid"},
+      {"quantiles out of order", {100, 0, 9, 5}, "bad_input", "quantiles out of order"},
+      // A counter that went backwards gives a negative rate.
+      {"counter backwards", {-40, 0, 0.5, 5}, "bad_input", "request_rate is invalid"},
+      {"NaN latency", {100, 0, 0.5, nan}, "bad_input", "latency_p99_s is invalid"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    Harness h(10);
+    h.WarmUp();
+    const Recommendation before = h.At(Harness::Modelled(100, h.current));
+    const int size = h.current;
+    const Recommendation r = h.At(c.tick);
+    EXPECT_EQ(r.rule, c.rule) << r.reason;
+    EXPECT_NE(r.reason.find(c.reason_has), std::string::npos) << r.reason;
+    EXPECT_GE(r.desired, size) << r.reason;
+    EXPECT_DOUBLE_EQ(FactOf(r, "capacity"), FactOf(before, "capacity")) << r.reason;
+  }
+}
+
+// One window reporting a fourfold load that the SLO held must not raise the capacity enough to
+// scale down when the load returns.
+TEST(SloPolicy, OneSampleJumpUpDoesNotScaleDown) {
+  Harness h(10);
+  h.WarmUp();
+  const Recommendation before = h.At(Harness::Modelled(100, h.current));
+  const int size = h.current;
+  const Recommendation jump = h.At({400, 0, 0.3, 3});
+  EXPECT_LE(FactOf(jump, "capacity"), FactOf(before, "capacity") * 1.05) << jump.reason;
+  EXPECT_GE(jump.desired, size) << jump.reason;
+  const Recommendation after = h.At(Harness::Modelled(100, h.current));
+  EXPECT_GE(after.desired, size) << after.reason;
+}
+
+// A window where every replica breaks the SLO at once (a stuck GPU, a bad deploy) moves the
+// estimate by at most the bounded fall, never to 0.
+TEST(SloPolicy, CapacityNeverCollapsesToZeroOnOneWindow) {
+  Harness h(10);
+  h.WarmUp();
+  const Recommendation before = h.At(Harness::Modelled(100, h.current));
+  const double c0 = FactOf(before, "capacity");
+  ASSERT_GT(c0, 0);
+  const int size = h.current;
+  const Recommendation r = h.At({100, 500, 200, 400});
+  EXPECT_GE(FactOf(r, "capacity"), c0 * 0.5) << r.reason;
+  EXPECT_GT(FactOf(r, "capacity"), 0) << r.reason;
+  EXPECT_GE(r.desired, size) << "a breach with requests waiting never scales down: " << r.reason;
+}
+
+TEST(SloPolicy, MissingDemandHolds) {
+  Harness h(10);
+  h.WarmUp();
+  const int size = h.current;
+  h.t += 15;
+  const TimePoint now = AtSeconds(h.t);
+  h.signals.Ingest(signals::kRequestRate, {}, now, Seconds(60));
+  PolicyInput in{h.signals, size, size, now, std::nullopt};
+  const Recommendation r = h.policy->Recommend(in, h.state);
+  EXPECT_EQ(r.rule, "missing_data");
+  EXPECT_EQ(r.desired, size);
+}
+
+TEST(SloPolicy, RejectsAnSloWithTtftAboveLatencyWithItsPath) {
+  config::ConfigErrors errs;
+  const config::ConfigNode node =
+      config::ParseConfig("name: slo\nslo: {ttft_s: 30, latency_s: 20}\n", "policy.yaml", errs);
+  SloPolicy::Parse(node, WorkloadContext{});
+  ASSERT_FALSE(errs.empty());
+  EXPECT_NE(errs.ToStatus().message().find("ttft_s"), std::string::npos)
+      << errs.ToStatus().message();
+}
+
+}  // namespace
+}  // namespace aiscale::decide
