@@ -18,5 +18,6 @@ int Validate(const Args& args);               // cmd_validate.cc
 int Run(const Args& args);                    // cmd_run.cc
 int Explain(const Args& args);                // cmd_explain.cc
 int Calibrate(const Args& args);              // cmd_calibrate.cc
+int Crd(const Args& args);                    // cmd_crd.cc
 
 }  // namespace aiscale::cli

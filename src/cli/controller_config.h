@@ -14,13 +14,18 @@
 //   auto cfg = ParseControllerConfig(root);  // errors land in errs
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "act/actuator_registry.h"
 #include "act/kubernetes_lease.h"
+#include "cli/aiscaler_config.h"
 #include "core/config/config_node.h"
 #include "core/result.h"
 #include "core/spec.h"
+#include "decide/policy_registry.h"
+#include "monitor/source_registry.h"
 #include "store/store_options.h"
 
 namespace aiscale::cli {
@@ -52,7 +57,24 @@ struct ControllerConfig {
   act::LeaderElectionConfig leader_election;
   std::vector<SourceSpec> sources;
   std::vector<WorkloadSpec> workloads;
+  // `aiscalers:`: workloads from AIScaler objects watched on Kubernetes (docs/kubernetes.md).
+  AiScalerWatchConfig aiscalers;
 };
+
+// What a workload's fields are read with: the policy, source and engine registries.
+struct WorkloadRegistries {
+  decide::PolicyRegistry policies;
+  monitor::SourceRegistry sources;
+  act::ActuatorRegistry actuators;
+  static Result<WorkloadRegistries> Default();
+};
+
+// One workload map as the file's spec.workloads entries are read (an AIScaler's spec is turned
+// into the same map): name, kind, bounds, behavior, policy, signals (each naming one of
+// `sources`) and target. Every error is recorded at its field; nullopt when any was.
+std::optional<WorkloadSpec> ParseWorkloadEntry(const config::ConfigNode& w,
+                                               const WorkloadRegistries& reg, double period_s,
+                                               const std::vector<SourceSpec>& sources);
 
 // Reads a parsed ControllerConfig document, header included. Every error is recorded in
 // root.errors(); the result is an error when any was recorded.

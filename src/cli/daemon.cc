@@ -29,6 +29,7 @@ Result<std::unique_ptr<Daemon>> Daemon::Build(ControllerConfig cfg, DaemonOption
   RETURN_IF_ERROR(d->MakeSources());
   RETURN_IF_ERROR(d->AddWorkloads());
   RETURN_IF_ERROR(d->MakeElector());
+  RETURN_IF_ERROR(d->MakeAiScalers());
   RETURN_IF_ERROR(d->StartServer());
   return d;
 }
@@ -241,7 +242,10 @@ void Daemon::AwaitFirstFetches(Duration limit) {
 
 void Daemon::TickOnce() {
   SyncLeader();  // the verdict as of now, not as of the elector thread's last look
-  for (const Decision& d : controller_->Tick()) {
+  if (aiscalers_) aiscalers_->Apply(*controller_);
+  const std::vector<Decision> decisions = controller_->Tick();
+  if (aiscalers_) aiscalers_->AfterTick(decisions);
+  for (const Decision& d : decisions) {
     const bool notable = d.action != Action::kNone || d.vetoed || !d.recommendation.valid ||
                          d.action_detail.rfind("dry run", 0) == 0;
     if (opt_.verbose || notable) log_ << "aiscale: " << d.Summary() << "\n";
@@ -252,6 +256,14 @@ void Daemon::TickOnce() {
 Status Daemon::Run() {
   const Duration period = Seconds(cfg_.period_s);
   if (elector_) elector_->Step();  // a sole candidate leads from the first tick on
+  if (aiscalers_) {
+    aiscalers_->Start();
+    if (!aiscalers_->AwaitSynced(Seconds(10))) {
+      log_ << "aiscale: AIScalers not listed yet; their workloads join as the watch delivers "
+              "them\n";
+    }
+    aiscalers_->Apply(*controller_);
+  }
   if (opt_.once) {
     controller_->Collect();
     AwaitFirstFetches(std::min(Seconds(cfg_.period_s), Seconds(5)) + Seconds(0.5));
@@ -271,7 +283,7 @@ Status Daemon::Run() {
   while (!stop_) {
     TickOnce();
     next += period;
-    if (!WaitUntil(next)) break;
+    if (!WaitForTick(next)) break;
   }
   RequestStop();
   collector.join();
@@ -281,10 +293,52 @@ Status Daemon::Run() {
   return Status::Ok();
 }
 
+Status Daemon::MakeAiScalers() {
+  if (!cfg_.aiscalers.enabled) return Status::Ok();
+  ASSIGN_OR_RETURN(WorkloadRegistries reg, WorkloadRegistries::Default());
+  registries_ = std::make_unique<WorkloadRegistries>(std::move(reg));
+  AiScalerWatchEnv env;
+  env.config = &cfg_;
+  env.registries = registries_.get();
+  env.build = BuildEnv{&clock_, &http_, nullptr, cfg_.run_dir};
+  env.source_by_name = [this](const std::string& name) -> MetricSource* {
+    auto it = sources_.find(name);
+    return it == sources_.end() ? nullptr : it->second.get();
+  };
+  env.may_write = [this] { return !opt_.dry_run && (!elector_ || elector_->IsLeader()); };
+  env.log = [this](const std::string& line) {
+    std::lock_guard<std::mutex> lock(log_mu_);
+    log_ << "aiscale: " << line << "\n";
+    log_.flush();
+  };
+  env.telemetry = &telemetry_;
+  auto w = AiScalerWatch::Make(std::move(env));
+  if (!w.ok()) return w.status().Wrap("unable to watch AIScalers");
+  aiscalers_ = std::move(w).value();
+  log_ << "aiscale: watching AIScalers in "
+       << (cfg_.aiscalers.namespaces.empty() ? std::string("every namespace")
+                                             : std::to_string(cfg_.aiscalers.namespaces.size()) +
+                                                   " namespace(s)")
+       << "\n";
+  return Status::Ok();
+}
+
+bool Daemon::WaitForTick(TimePoint t) {
+  if (!aiscalers_) return WaitUntil(t);
+  // Changes are applied as they come, so a new object's signals are fetched before its first
+  // tick; every 100 ms is far below any control period.
+  while (clock_.Now() < t) {
+    if (!WaitUntil(std::min(t, clock_.Now() + Seconds(0.1)))) return false;
+    aiscalers_->Apply(*controller_);
+  }
+  return !stop_;
+}
+
 void Daemon::Shutdown() {
   if (shut_down_) return;
   shut_down_ = true;
   if (server_) server_->Stop();
+  if (aiscalers_) aiscalers_->Stop();
   // States written every few ticks (store.state_every_ticks) are all written on a clean stop.
   if (controller_) {
     if (const Status st = controller_->FlushStates(); !st.ok()) {

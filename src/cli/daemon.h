@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "act/kubernetes_lease.h"
+#include "cli/aiscaler_watch.h"
 #include "cli/controller_config.h"
 #include "control/controller.h"
 #include "control/executor.h"
@@ -56,6 +57,10 @@ class Daemon {
   Status MakeActuators();
   Status MakeSources();
   Status AddWorkloads();
+  // With `aiscalers:` set: the watches, the status writer and the sync (cli/aiscaler_watch.h).
+  Status MakeAiScalers();
+  // Waits until `t` like WaitUntil, applying watched AIScaler changes as they come.
+  bool WaitForTick(TimePoint t);
   void PublishBounds();
   Status StartServer();
   Status MakeElector();
@@ -75,6 +80,7 @@ class Daemon {
   ControllerConfig cfg_;
   DaemonOptions opt_;
   std::ostream& log_;
+  std::mutex log_mu_;  // the AIScaler threads' lines
   SystemClock clock_;
   CurlHttpClient http_;
   Telemetry telemetry_;
@@ -83,6 +89,9 @@ class Daemon {
   std::map<std::string, std::unique_ptr<Actuator>> actuators_;    // by workload key
   std::map<std::string, std::unique_ptr<MetricSource>> sources_;  // by name
   std::unique_ptr<control::ThreadPoolExecutor> executor_;
+  // Before controller_, so it is destroyed after it: the Controller holds its actuators.
+  std::unique_ptr<WorkloadRegistries> registries_;
+  std::unique_ptr<AiScalerWatch> aiscalers_;
   std::unique_ptr<control::Controller> controller_;
   std::unique_ptr<server::ApiServer> server_;
   std::unique_ptr<act::LeaseElector> elector_;  // null: leader election off, always applies

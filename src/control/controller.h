@@ -16,7 +16,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
-#include <unordered_set>
+#include <unordered_map>
 #include <vector>
 
 #include "control/collector.h"
@@ -52,6 +52,9 @@ struct WorkloadBinding {
   Actuator* actuator = nullptr;
   Duration staleness = Seconds(45);
   size_t history_capacity = 4096;
+  // Where the workload's learned state is kept in the Store ("<state_key>/policy"); empty: its
+  // key. An AIScaler's is its UID, so an object deleted and created again starts fresh.
+  std::string state_key;
 };
 
 struct ControllerOptions {
@@ -75,6 +78,15 @@ class Controller {
   // Fails if the binding lacks a policy, actuator or a source for a signal the policy reads,
   // if the name is taken, or if stored state cannot be loaded.
   Status Add(WorkloadBinding binding);
+  // Run-time changes (AIScalers watched on Kubernetes), made between ticks on the tick thread.
+  // Replace swaps the binding of the workload with the same key, checked as Add checks it:
+  // with the same state key its stabilizer state stays, and its policy state too unless the
+  // policy changed (then it starts empty); another state key loads that key's states. Its
+  // signal history and fetches stay when its signals are unchanged. Remove stops managing a workload and leaves its engine
+  // as it is, after writing its states to the Store (an error there is returned; the workload
+  // is removed all the same). Both are kNotFound for a key not managed.
+  Status Replace(WorkloadBinding binding);
+  Status Remove(const std::string& key);
   // Starts every signal fetch that is due now; returns without waiting (see Collector).
   void Collect();
   TimePoint NextCollect() const { return collector_.NextDue(); }
@@ -107,6 +119,11 @@ class Controller {
     std::vector<size_t> signal_slots;  // binding.signals[k] -> its slot in `signals`
     Workload(WorkloadBinding b) : binding(std::move(b)), signals(binding.history_capacity) {}
   };
+  // What Add and Replace check: a policy, an actuator, a source for every signal it reads.
+  static Status Check(const WorkloadBinding& b, const std::string& key);
+  size_t IndexOf(const std::string& key) const;  // workloads_.size() when not managed
+  Status LoadStates(Workload& w) const;
+  void StartCollecting(Workload& w);
   // The tick of one workload, without writing it.
   Decision Decide(Workload& w);
   void ReadSignals(Workload& w, TimePoint now, Decision& d);
@@ -125,7 +142,8 @@ class Controller {
   InlineExecutor inline_executor_;
   Collector collector_;
   std::vector<std::unique_ptr<Workload>> workloads_;
-  std::unordered_set<std::string> keys_;  // of workloads_, so Add is O(1), not O(n)
+  // Of workloads_, so Add is O(1), not O(n), and Replace and Remove find theirs by pointer.
+  std::unordered_map<std::string, const Workload*> keys_;
   std::vector<StoreWrite> batch_;         // Tick's writes, one per workload, kept across ticks
   std::atomic<bool> may_apply_{true};
   mutable std::mutex reason_mu_;  // guards not_applying_reason_
