@@ -103,7 +103,8 @@ class Source final : public MetricSource {
     const int n = std::clamp(e_.replicas(i), 1, kPods);
     const double t = SinceEpochSeconds(now);
     std::vector<Observation> out;
-    if (q.signal == "samples_per_s") return std::vector<Observation>{{q.signal, "", 600.0 * n, now, true}};
+    if (q.signal == "samples_per_s")
+      return std::vector<Observation>{{q.signal, "", 600.0 * n, now, true}};
     if (q.signal == "samples_remaining") {
       return std::vector<Observation>{{q.signal, "", std::max(0.0, 5e9 - 6000 * t), now, true}};
     }
@@ -127,19 +128,22 @@ json MixSpec(int i) {
   const json hpa = {{"name", "hpa"},
                     {"tolerance", 0.1},
                     {"metrics",
-                     {{{"signal", "concurrency"}, {"type", "Pods"},
+                     {{{"signal", "concurrency"},
+                       {"type", "Pods"},
                        {"target", {{"type", "AverageValue"}, {"value", 24}}}},
-                      {{"signal", "kv_cache_usage"}, {"type", "Pods"},
+                      {{"signal", "kv_cache_usage"},
+                       {"type", "Pods"},
                        {"target", {{"type", "AverageValue"}, {"value", 0.8}}}}}}};
   const auto signals = [](std::initializer_list<const char*> names) {
     json out = json::array();
     for (const char* n : names) out.push_back({{"name", n}, {"source", "prom"}});
     return out;
   };
-  json s = {{"scaleTargetRef", {{"apiVersion", "apps/v1"}, {"kind", "Deployment"},
-                                {"name", "w-" + std::to_string(i)}}},
-            {"min_replicas", 1},
-            {"max_replicas", 32}};
+  json s = {
+      {"scaleTargetRef",
+       {{"apiVersion", "apps/v1"}, {"kind", "Deployment"}, {"name", "w-" + std::to_string(i)}}},
+      {"min_replicas", 1},
+      {"max_replicas", 32}};
   switch (i % 4) {
     case 0:
       s["behavior"] = {{"scaleDown", {{"stabilizationWindowSeconds", 300}}}};
@@ -147,14 +151,16 @@ json MixSpec(int i) {
       s["signals"] = signals({"concurrency", "kv_cache_usage"});
       break;
     case 1:
-      s["policy"] = {{"name", "kpa"}, {"signal", "concurrency"}, {"target", 16},
-                     {"stable_window", "60s"}};
+      s["policy"] = {
+          {"name", "kpa"}, {"signal", "concurrency"}, {"target", 16}, {"stable_window", "60s"}};
       s["signals"] = signals({"concurrency"});
       break;
     case 2:
       s["cold_start"] = "2m";
-      s["policy"] = {{"name", "predictive"}, {"signal", "request_rate"},
-                     {"capacity_per_replica", 2.0}, {"target_utilization", 0.8},
+      s["policy"] = {{"name", "predictive"},
+                     {"signal", "request_rate"},
+                     {"capacity_per_replica", 2.0},
+                     {"target_utilization", 0.8},
                      {"min_errors", 10}};
       s["signals"] = signals({"request_rate"});
       break;
@@ -396,7 +402,8 @@ void BM_AiScalerChangeLatency(benchmark::State& state) {
              std::chrono::steady_clock::now() - t0 < std::chrono::seconds(30)) {
         std::this_thread::sleep_for(std::chrono::milliseconds(2));
       }
-      latency.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+      latency.push_back(
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
       // A random phase for the next write against the tick.
       std::this_thread::sleep_for(std::chrono::milliseconds(100 + 37 * (k % 13)));
     }

@@ -29,17 +29,16 @@ StatusCondition AbleToScale(const StatusInput& in) {
   const Decision& d = *in.decision;
   if (d.action == Action::kFailed && d.recommendation.rule == "observe_failed") {
     return Cond("AbleToScale", false, "FailedGetScale",
-                "the controller was unable to get the target's current scale: " +
-                    d.action_detail);
+                "the controller was unable to get the target's current scale: " + d.action_detail);
   }
   if (d.action == Action::kFailed) {
     return Cond("AbleToScale", false, "FailedUpdateScale",
                 "the controller was unable to update the target scale: " + d.action_detail);
   }
   if (d.action == Action::kScaled) {
-    return Cond("AbleToScale", true, "SucceededRescale",
-                "the controller was able to update the target scale to " +
-                    std::to_string(d.constrained));
+    return Cond(
+        "AbleToScale", true, "SucceededRescale",
+        "the controller was able to update the target scale to " + std::to_string(d.constrained));
   }
   if (d.vetoed) return Cond("AbleToScale", true, "ScaleDownVetoed", d.stabilize_reason);
   if (d.recommendation.valid && d.stabilized != d.recommendation.desired) {
@@ -59,12 +58,12 @@ StatusCondition ScalingActive(const StatusInput& in) {
   }
   if (!d.recommendation.valid) {
     return Cond("ScalingActive", false, "FailedGetMetrics",
-                "the policy " + d.policy + " could not compute a replica count: " +
-                    d.recommendation.reason);
+                "the policy " + d.policy +
+                    " could not compute a replica count: " + d.recommendation.reason);
   }
-  return Cond("ScalingActive", true, "ValidMetricFound",
-              "the policy " + d.policy + " computed a replica count (rule " +
-                  d.recommendation.rule + ")");
+  return Cond(
+      "ScalingActive", true, "ValidMetricFound",
+      "the policy " + d.policy + " computed a replica count (rule " + d.recommendation.rule + ")");
 }
 
 StatusCondition ScalingLimited(const StatusInput& in) {
@@ -110,8 +109,8 @@ void Metrics(const StatusInput& in, AiScalerStatus& s) {
   if (!in.decision) return;
   for (const SignalInput& i : in.decision->inputs) {
     const bool ok = i.status == SignalStatus::kOk;
-    s.metrics.push_back({i.name, std::string(SignalStatusName(i.status)), ok ? i.value : 0,
-                         i.instances});
+    s.metrics.push_back(
+        {i.name, std::string(SignalStatusName(i.status)), ok ? i.value : 0, i.instances});
     std::string t = ok ? Num(i.value) : "<unknown>";
     const auto target = in.targets.find(i.name);
     if (target != in.targets.end() && !target->second.empty()) t += "/" + target->second;
@@ -165,10 +164,9 @@ AiScalerStatus BuildStatus(const StatusInput& in, const AiScalerStatus* previous
   s.conditions = {AbleToScale(in), ScalingActive(in), ScalingLimited(in), Paused(in)};
   for (StatusCondition& c : s.conditions) {
     const StatusCondition* old = previous ? previous->Condition(c.type) : nullptr;
-    c.last_transition_time =
-        old && old->status == c.status && !old->last_transition_time.empty()
-            ? old->last_transition_time
-            : now;
+    c.last_transition_time = old && old->status == c.status && !old->last_transition_time.empty()
+                                 ? old->last_transition_time
+                                 : now;
   }
   return s;
 }
@@ -182,8 +180,8 @@ json AiScalerStatus::ToJson() const {
   if (!targets.empty()) j["targets"] = targets;
   json m = json::array();
   for (const StatusMetric& x : metrics) {
-    m.push_back({{"name", x.name}, {"status", x.status}, {"value", x.value},
-                 {"instances", x.instances}});
+    m.push_back(
+        {{"name", x.name}, {"status", x.status}, {"value", x.value}, {"instances", x.instances}});
   }
   if (!m.empty()) j["currentMetrics"] = m;
   json c = json::array();
@@ -209,9 +207,9 @@ AiScalerStatus AiScalerStatus::FromJson(const json& status) {
     s.observed_generation = status["observedGeneration"].get<int64_t>();
   }
   s.reference = str(status, "reference");
-  for (const auto& [field, out] : {std::pair<const char*, std::optional<int>*>{
-                                       "currentReplicas", &s.current_replicas},
-                                   {"desiredReplicas", &s.desired_replicas}}) {
+  for (const auto& [field, out] :
+       {std::pair<const char*, std::optional<int>*>{"currentReplicas", &s.current_replicas},
+        {"desiredReplicas", &s.desired_replicas}}) {
     if (status.contains(field) && status[field].is_number_integer()) {
       *out = status[field].get<int>();
     }
@@ -221,8 +219,8 @@ AiScalerStatus AiScalerStatus::FromJson(const json& status) {
   if (status.contains("conditions") && status["conditions"].is_array()) {
     for (const json& c : status["conditions"]) {
       if (!c.is_object()) continue;
-      s.conditions.push_back({str(c, "type"), str(c, "status"), str(c, "reason"),
-                              str(c, "message"), str(c, "lastTransitionTime")});
+      s.conditions.push_back({str(c, "type"), str(c, "status"), str(c, "reason"), str(c, "message"),
+                              str(c, "lastTransitionTime")});
     }
   }
   return s;

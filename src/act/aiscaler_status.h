@@ -54,7 +54,9 @@ struct AiScalerStatus {
 
   // What is written as soon as it changes.
   bool SameCore(const AiScalerStatus& o) const;
-  bool SameMetrics(const AiScalerStatus& o) const { return targets == o.targets && metrics == o.metrics; }
+  bool SameMetrics(const AiScalerStatus& o) const {
+    return targets == o.targets && metrics == o.metrics;
+  }
   nlohmann::json ToJson() const;
   // The status in an object's .status (what was written before, e.g. by a previous process);
   // missing or mistyped fields are left empty.
@@ -66,12 +68,12 @@ struct AiScalerStatus {
 struct StatusInput {
   int64_t generation = 0;
   std::string reference;
-  std::string invalid;   // the spec's problems ("spec.x: ..."): not acted on
-  std::string conflict;  // why another workload holds this name: not acted on
-  const Decision* decision = nullptr;  // the last tick's, when acted on
-  std::string hold;                    // PauseSpec::Summary() ("" when none)
-  std::string hold_source;             // e.g. "annotation aiscale.dev/paused"
-  std::string hold_error;              // a hold annotation that cannot be read
+  std::string invalid;                         // the spec's problems ("spec.x: ..."): not acted on
+  std::string conflict;                        // why another workload holds this name: not acted on
+  const Decision* decision = nullptr;          // the last tick's, when acted on
+  std::string hold;                            // PauseSpec::Summary() ("" when none)
+  std::string hold_source;                     // e.g. "annotation aiscale.dev/paused"
+  std::string hold_error;                      // a hold annotation that cannot be read
   std::map<std::string, std::string> targets;  // signal -> target text
   std::string last_scale_time;
 };

@@ -178,8 +178,9 @@ Status KubeReflector::List() {
 
 bool KubeReflector::Apply(const WatchEvent& e, WatchEnd& end) {
   if (telemetry_) {
-    telemetry_->Add("aiscale_watch_events_total",
-                    {{"collection", collection_}, {"type", std::string(WatchEventTypeName(e.type))}});
+    telemetry_->Add(
+        "aiscale_watch_events_total",
+        {{"collection", collection_}, {"type", std::string(WatchEventTypeName(e.type))}});
   }
   switch (e.type) {
     case WatchEventType::kAdded:
@@ -199,10 +200,12 @@ bool KubeReflector::Apply(const WatchEvent& e, WatchEnd& end) {
       const std::string msg = e.object.value("message", std::string("no message"));
       if (code == 410) {
         Log("watch of " + collection_ + " expired (" + msg + "); listing again");
+        Count("aiscale_watch_restarts_total", "expired");
         end = WatchEnd::kRelist;
       } else {
         Log("watch of " + collection_ + " ended with an error: HTTP " + std::to_string(code) +
             ": " + msg);
+        Count("aiscale_watch_restarts_total", "error_event");
         end = WatchEnd::kBackoff;
       }
       return false;
@@ -215,8 +218,9 @@ KubeReflector::WatchEnd KubeReflector::Watch() {
   const std::string rv = resource_version();
   const int64_t base = static_cast<int64_t>(std::max(1.0, ToSeconds(options_.watch_timeout)));
   const int64_t timeout_s = std::uniform_int_distribution<int64_t>(base, 2 * base - 1)(rng_);
-  const std::string path = collection_ + "?watch=1&allowWatchBookmarks=true&resourceVersion=" +
-                           QueryEscape(rv) + "&timeoutSeconds=" + std::to_string(timeout_s);
+  const std::string path = collection_ +
+                           "?watch=1&allowWatchBookmarks=true&resourceVersion=" + QueryEscape(rv) +
+                           "&timeoutSeconds=" + std::to_string(timeout_s);
   WatchStreamDecoder decoder(options_.max_event_bytes);
   std::vector<WatchEvent> events;
   WatchEnd end = WatchEnd::kRewatch;
@@ -233,6 +237,7 @@ KubeReflector::WatchEnd KubeReflector::Watch() {
     if (!st.ok()) {
       Log("watch of " + collection_ + " sent an event that cannot be read (" + st.message() +
           "); listing again");
+      Count("aiscale_watch_restarts_total", "unreadable");
       end = WatchEnd::kRelist;
       return false;
     }
@@ -243,33 +248,41 @@ KubeReflector::WatchEnd KubeReflector::Watch() {
   if (healthy) backoff_ = options_.backoff_initial;
   watch_healthy_ = healthy;
   if (stop_) return WatchEnd::kRewatch;
+  return Ended(r, rv, decoder.pending(), end, healthy);
+}
+
+KubeReflector::WatchEnd KubeReflector::Ended(const Result<HttpResponse>& r, const std::string& rv,
+                                             size_t pending, WatchEnd end, bool healthy) {
+  if (pending > 0 && end == WatchEnd::kRewatch) {
+    // The version seen last is before the cut event: watching again from it replays it.
+    Log("watch of " + collection_ + " cut mid-event (" + std::to_string(pending) + " bytes" +
+        (r.ok() ? "" : ": " + r.status().message()) + "); watching again from resourceVersion " +
+        resource_version());
+    Count("aiscale_watch_restarts_total", "cut");
+    return WatchEnd::kBackoff;
+  }
   if (!r.ok()) {
     Log("watch of " + collection_ + " interrupted (" + r.status().message() +
-        "); watching again from resourceVersion " + rv);
+        "); watching again from resourceVersion " + resource_version());
     Count("aiscale_watch_restarts_total", "transport");
     return WatchEnd::kBackoff;
   }
   if (r->status == 410) {
-    Log("watch of " + collection_ + " from resourceVersion " + rv + " expired (410 Gone); "
-        "listing again");
+    Log("watch of " + collection_ + " from resourceVersion " + rv +
+        " expired (410 Gone); listing again");
     Count("aiscale_watch_restarts_total", "expired");
-    // At once after a list, it is a storm (every version too old): back off before the next.
-    return healthy ? WatchEnd::kRelist : WatchEnd::kBackoffRelist;
-  }
-  if (r->status < 200 || r->status >= 300) {
+    end = WatchEnd::kRelist;
+  } else if (r->status < 200 || r->status >= 300) {
     const Status st = KubeApiError(r->status, r->body);
     Log("unable to watch " + collection_ + ": " + st.message() + Hint(st));
     Count("aiscale_watch_restarts_total", "http_error");
     return WatchEnd::kBackoff;
   }
-  if (end == WatchEnd::kRelist) Count("aiscale_watch_restarts_total", "unreadable");
-  if (end != WatchEnd::kRewatch) return end;
-  if (decoder.pending() > 0) {
-    Log("watch of " + collection_ + " cut mid-event (" + std::to_string(decoder.pending()) +
-        " bytes); watching again from resourceVersion " + resource_version());
-    Count("aiscale_watch_restarts_total", "cut");
-    return WatchEnd::kBackoff;
+  if (end == WatchEnd::kRelist) {
+    // Refused at once after a list, again and again (a 410 storm): back off before the next.
+    return healthy ? WatchEnd::kRelist : WatchEnd::kBackoffRelist;
   }
+  if (end != WatchEnd::kRewatch) return end;
   backoff_ = options_.backoff_initial;  // the server ended it at timeoutSeconds: all is well
   watch_healthy_ = true;
   Count("aiscale_watch_restarts_total", "timeout");
@@ -301,13 +314,13 @@ void KubeReflector::Run() {
         continue;
       }
       if (failures > 0) {
-        Log("listed " + collection_ + " after " + std::to_string(failures) +
-            " failed attempt(s)");
+        Log("listed " + collection_ + " after " + std::to_string(failures) + " failed attempt(s)");
         failures = 0;
       }
       synced_ = true;
       need_list = false;
-      backoff_ = options_.backoff_initial;
+      // The backoff is not reset here: a list that works followed by a watch that fails at
+      // once (a 410 storm) must still slow down. A healthy watch resets it.
     }
     const WatchEnd end = Watch();
     if (watch_healthy_ && failures > 0) {

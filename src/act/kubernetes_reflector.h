@@ -48,7 +48,7 @@ struct ReflectorOptions {
 
 // One object that changed since the last TakeChanges: its latest state, or deleted.
 struct ObjectChange {
-  std::string key;  // "namespace/name"
+  std::string key;                       // "namespace/name"
   std::optional<nlohmann::json> object;  // nullopt: deleted (or gone from a re-list)
 };
 
@@ -77,6 +77,9 @@ class KubeReflector {
   enum class WatchEnd { kRewatch, kRelist, kBackoff, kBackoffRelist };
   Status List();
   WatchEnd Watch();
+  // What follows a watch that ended with `r` (`pending` bytes of an unfinished event).
+  WatchEnd Ended(const Result<HttpResponse>& r, const std::string& rv, size_t pending, WatchEnd end,
+                 bool healthy);
   // Applies one event to the view; false when the stream must be given up (a re-list).
   bool Apply(const WatchEvent& e, WatchEnd& end);
   void Upsert(nlohmann::json object, const std::string& rv);

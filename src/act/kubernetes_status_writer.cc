@@ -141,8 +141,10 @@ void StatusWriter::Post(const Event& e) {
   std::snprintf(hex, sizeof hex, "%llx",
                 static_cast<unsigned long long>(now.time_since_epoch().count()));
   const std::string stamp = FormatWallTime(now);
-  json involved = {{"apiVersion", options_.api_version}, {"kind", options_.kind},
-                   {"name", name}, {"namespace", ns}};
+  json involved = {{"apiVersion", options_.api_version},
+                   {"kind", options_.kind},
+                   {"name", name},
+                   {"namespace", ns}};
   if (!e.uid.empty()) involved["uid"] = e.uid;
   const json event = {{"apiVersion", "v1"},
                       {"kind", "Event"},
@@ -159,7 +161,8 @@ void StatusWriter::Post(const Event& e) {
   Result<json> r = client_.Call("POST", "/api/v1/namespaces/" + ns + "/events", event.dump(),
                                 "application/json");
   if (!r.ok() && log_) {
-    log_("unable to post event " + e.reason + " on AIScaler " + e.key + ": " + r.status().message());
+    log_("unable to post event " + e.reason + " on AIScaler " + e.key + ": " +
+         r.status().message());
   }
 }
 

@@ -9,8 +9,8 @@ namespace {
 
 bool TypeFromName(const std::string& name, WatchEventType& out) {
   static const std::pair<const char*, WatchEventType> kTypes[] = {
-      {"ADDED", WatchEventType::kAdded},       {"MODIFIED", WatchEventType::kModified},
-      {"DELETED", WatchEventType::kDeleted},   {"BOOKMARK", WatchEventType::kBookmark},
+      {"ADDED", WatchEventType::kAdded},     {"MODIFIED", WatchEventType::kModified},
+      {"DELETED", WatchEventType::kDeleted}, {"BOOKMARK", WatchEventType::kBookmark},
       {"ERROR", WatchEventType::kError},
   };
   for (const auto& [n, t] : kTypes) {
@@ -55,8 +55,9 @@ Result<WatchEvent> ParseWatchEvent(std::string_view line) {
   WatchEvent e;
   const auto type = j->find("type");
   if (type == j->end() || !type->is_string() || !TypeFromName(type->get<std::string>(), e.type)) {
-    return Status::Invalid("watch event has no known type (ADDED, MODIFIED, DELETED, BOOKMARK, "
-                           "ERROR)");
+    return Status::Invalid(
+        "watch event has no known type (ADDED, MODIFIED, DELETED, BOOKMARK, "
+        "ERROR)");
   }
   const auto object = j->find("object");
   if (object == j->end() || !object->is_object()) {
@@ -76,9 +77,8 @@ Result<WatchEvent> ParseWatchEvent(std::string_view line) {
 }
 
 Status WatchStreamDecoder::Line(std::vector<WatchEvent>& out) {
-  const bool blank = std::all_of(line_.begin(), line_.end(), [](char c) {
-    return c == ' ' || c == '\t' || c == '\r';
-  });
+  const bool blank = std::all_of(line_.begin(), line_.end(),
+                                 [](char c) { return c == ' ' || c == '\t' || c == '\r'; });
   if (!blank) {
     Result<WatchEvent> e = ParseWatchEvent(line_);
     if (!e.ok()) return e.status();
@@ -94,8 +94,8 @@ Status WatchStreamDecoder::Feed(std::string_view piece, std::vector<WatchEvent>&
     const size_t nl = piece.find('\n');
     const std::string_view part = piece.substr(0, nl);
     if (line_.size() + part.size() > max_event_bytes_) {
-      error_ = Status::Invalid("watch event longer than " + std::to_string(max_event_bytes_) +
-                               " bytes");
+      error_ =
+          Status::Invalid("watch event longer than " + std::to_string(max_event_bytes_) + " bytes");
       line_.clear();
       return error_;
     }

@@ -1,5 +1,6 @@
 #include "cli/aiscaler_crd.h"
 
+#include <cmath>
 #include <regex>
 #include <set>
 
@@ -87,7 +88,7 @@ policy:
   smoothing: {level: 10m, trend: 3h, damping: 3h, season: 0.1, long_season: 0.05,
               season_kernel: 1}
   quantile: 0.9
-  margin: 0.1
+  margin: relative
   margin_window: 1d
   min_errors: 10
   lead: 5m
@@ -148,6 +149,12 @@ std::string Join(const std::string& path, const std::string& key) {
   return path.empty() ? key : path + "." + key;
 }
 
+// A bound as the schema states it: a whole number as an integer ("minimum: 1", not 1.0).
+json Bound(double v) {
+  if (std::floor(v) == v && std::fabs(v) < 1e15) return static_cast<int64_t>(v);
+  return v;
+}
+
 json Scalar(const std::string& path, const FieldSchema& f, std::vector<std::string>& problems) {
   const std::set<FieldType>& t = f.types;
   json s;
@@ -174,17 +181,18 @@ json Scalar(const std::string& path, const FieldSchema& f, std::vector<std::stri
     return s;
   }
   if (f.numeric_reads > 0 && f.min_reads == f.numeric_reads && f.min) {
-    s["minimum"] = *f.min;
+    s["minimum"] = Bound(*f.min);
     if (f.min_exclusive) s["exclusiveMinimum"] = true;
   }
-  if (f.numeric_reads > 0 && f.max_reads == f.numeric_reads && f.max) s["maximum"] = *f.max;
+  if (f.numeric_reads > 0 && f.max_reads == f.numeric_reads && f.max) s["maximum"] = Bound(*f.max);
   return s;
 }
 
 json SchemaAt(const std::string& path, const Fields& fields, std::vector<std::string>& problems) {
   const auto it = fields.find(path);
   if (it == fields.end()) {
-    problems.push_back(path + ": allowed by a reader but never read by a sample (add one to "
+    problems.push_back(path +
+                       ": allowed by a reader but never read by a sample (add one to "
                        "kSamples in src/cli/aiscaler_crd.cc)");
     return json::object();
   }
@@ -203,7 +211,9 @@ json SchemaAt(const std::string& path, const Fields& fields, std::vector<std::st
     if (kRefused.count(child) || (path.empty() && kNotInSpec.count(k))) continue;
     s["properties"][k] = SchemaAt(child, fields, problems);
     const auto c = fields.find(child);
-    if (c != fields.end() && c->second.required) required.push_back(k);
+    if (c != fields.end() && c->second.required && c->second.required_reads >= f.object_reads) {
+      required.push_back(k);
+    }
   }
   if (!required.empty()) s["required"] = required;
   return s;
@@ -336,32 +346,31 @@ Result<json> AiScalerCrd() {
                         {"subresources", {{"status", json::object()}}},
                         {"additionalPrinterColumns", PrinterColumns()},
                         {"schema", {{"openAPIV3Schema", schema}}}};
-  return json{
-      {"apiVersion", "apiextensions.k8s.io/v1"},
-      {"kind", "CustomResourceDefinition"},
-      {"metadata",
-       {{"name", std::string(kAiScalerPlural) + "." + kAiScalerGroup},
-        {"labels", {{"app.kubernetes.io/name", "aiscale"}}}}},
-      {"spec",
-       {{"group", kAiScalerGroup},
-        {"scope", "Namespaced"},
-        {"names",
-         {{"kind", kAiScalerKind},
-          {"listKind", std::string(kAiScalerKind) + "List"},
-          {"plural", kAiScalerPlural},
-          {"singular", "aiscaler"},
-          {"shortNames", json::array({"ais"})},
-          {"categories", json::array({"autoscaling"})}}},
-        {"versions", json::array({version})}}}};
+  return json{{"apiVersion", "apiextensions.k8s.io/v1"},
+              {"kind", "CustomResourceDefinition"},
+              {"metadata",
+               {{"name", std::string(kAiScalerPlural) + "." + kAiScalerGroup},
+                {"labels", {{"app.kubernetes.io/name", "aiscale"}}}}},
+              {"spec",
+               {{"group", kAiScalerGroup},
+                {"scope", "Namespaced"},
+                {"names",
+                 {{"kind", kAiScalerKind},
+                  {"listKind", std::string(kAiScalerKind) + "List"},
+                  {"plural", kAiScalerPlural},
+                  {"singular", "aiscaler"},
+                  {"shortNames", json::array({"ais"})},
+                  {"categories", json::array({"autoscaling"})}}},
+                {"versions", json::array({version})}}}};
 }
 
 namespace {
 
 bool Plain(const std::string& s) {
   static const std::regex kSafe("[A-Za-z_/][A-Za-z0-9_./-]*");
-  static const std::set<std::string> kReserved = {"true", "false", "null", "yes", "no", "on",
-                                                  "off",  "y",     "n",    "True", "False",
-                                                  "Null", "Yes",   "No",   "On",   "Off"};
+  static const std::set<std::string> kReserved = {"true", "false", "null", "yes",  "no",    "on",
+                                                  "off",  "y",     "n",    "True", "False", "Null",
+                                                  "Yes",  "No",    "On",   "Off"};
   return std::regex_match(s, kSafe) && !kReserved.count(s);
 }
 

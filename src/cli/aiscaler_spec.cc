@@ -50,7 +50,7 @@ json TargetOf(const json& ref, const std::string& ns, const AiScalerContext& ctx
   const std::string kind = StringAt(ref, "kind");
   const std::string api = StringAt(ref, "apiVersion");
   for (const auto& [k, v] : ref.items()) {
-    static const std::set<std::string> kKnown = {"apiVersion", "kind",     "name",
+    static const std::set<std::string> kKnown = {"apiVersion", "kind",       "name",
                                                  "resource",   "ready_path", "gpu_capacity"};
     if (!kKnown.count(k)) {
       errors.push_back("spec.scaleTargetRef." + k +
@@ -98,8 +98,9 @@ json WorkloadMap(const json& spec, ParsedAiScaler& p, const AiScalerContext& ctx
   w["name"] = p.name;
   w["namespace"] = p.namespace_;
   if (!ref.is_object() || StringAt(ref, "kind").empty() || StringAt(ref, "name").empty()) {
-    p.errors.push_back("spec.scaleTargetRef: must be a map with kind and name (and apiVersion), "
-                       "e.g. {apiVersion: apps/v1, kind: Deployment, name: llm}");
+    p.errors.push_back(
+        "spec.scaleTargetRef: must be a map with kind and name (and apiVersion), "
+        "e.g. {apiVersion: apps/v1, kind: Deployment, name: llm}");
     return w;
   }
   p.reference = StringAt(ref, "kind") + "/" + StringAt(ref, "name");
@@ -125,7 +126,8 @@ void ReadTargets(const json& spec, ParsedAiScaler& p) {
       if (!StringAt(m, "signal").empty()) p.targets[StringAt(m, "signal")] = text;
     }
   } else if (name == "kpa") {
-    const std::string signal = policy.contains("signal") ? StringAt(policy, "signal") : "concurrency";
+    const std::string signal =
+        policy.contains("signal") ? StringAt(policy, "signal") : "concurrency";
     p.targets[signal] = policy.contains("target") ? NumberText(policy["target"]) : "100";
   }
 }
@@ -179,8 +181,7 @@ ParsedAiScaler ParseAiScaler(const json& object, const AiScalerContext& ctx) {
   }
   ReadTargets(spec, p);
   const json w = WorkloadMap(spec, p, ctx);
-  const std::string text =
-      json{{"spec", w}}.dump(-1, ' ', false, json::error_handler_t::replace);
+  const std::string text = json{{"spec", w}}.dump(-1, ' ', false, json::error_handler_t::replace);
   config::ConfigErrors errs;
   const config::ConfigNode root = config::ParseConfig(text, "AIScaler " + p.key, errs);
   std::optional<WorkloadSpec> ws;

@@ -80,7 +80,8 @@ size_t AiScalerSync::Apply(std::vector<act::ObjectChange> changes,
 void AiScalerSync::Upsert(nlohmann::json object, control::Controller& c) {
   ParsedAiScaler p = ParseAiScaler(object, env_.ctx);
   if (p.key.empty()) return;
-  if (env_.writer && !p.resource_version.empty()) env_.writer->SetVersion(p.key, p.resource_version);
+  if (env_.writer && !p.resource_version.empty())
+    env_.writer->SetVersion(p.key, p.resource_version);
   auto it = objects_.find(p.key);
   if (it != objects_.end() && it->second.meta.fingerprint == p.fingerprint) {
     it->second.meta.resource_version = p.resource_version;  // e.g. our own status write
@@ -140,17 +141,17 @@ std::optional<std::string> AiScalerSync::Bind(Object& o, const WorkloadSpec& spe
   if (!b.ok()) return "spec.signals: " + b.status().message();
   b->state_key = "aiscaler/" + o.meta.uid;
   if (o.meta.pause.any()) {
-    b->constraints = std::make_shared<const decide::PausedConstraints>(b->constraints, o.meta.pause);
+    b->constraints =
+        std::make_shared<const decide::PausedConstraints>(b->constraints, o.meta.pause);
   }
-  const Status st = o.state == State::kActive ? c.Replace(std::move(b).value())
-                                              : c.Add(std::move(b).value());
+  const Status st =
+      o.state == State::kActive ? c.Replace(std::move(b).value()) : c.Add(std::move(b).value());
   if (!st.ok()) return st.message();
   o.actuator = std::move(a).value();  // the old one (if any) is no longer referenced
   return std::nullopt;
 }
 
-void AiScalerSync::NotActing(Object& o, State state, std::string problem,
-                             control::Controller& c) {
+void AiScalerSync::NotActing(Object& o, State state, std::string problem, control::Controller& c) {
   if (o.state == State::kActive) {
     const Status st = c.Remove(o.meta.key);
     if (!st.ok()) Log("AIScaler " + o.meta.key + ": " + st.message());

@@ -50,9 +50,9 @@ Result<std::unique_ptr<AiScalerWatch>> AiScalerWatch::Make(AiScalerWatchEnv env)
   const std::vector<std::string> namespaces =
       cfg.namespaces.empty() ? std::vector<std::string>{""} : cfg.namespaces;
   for (const std::string& ns : namespaces) {
-    w->reflectors_.push_back(std::make_unique<act::KubeReflector>(
-        Collection(ns), *w->client_, clock, w->env_.reflector, nullptr, w->env_.log,
-        w->env_.telemetry));
+    w->reflectors_.push_back(std::make_unique<act::KubeReflector>(Collection(ns), *w->client_,
+                                                                  clock, w->env_.reflector, nullptr,
+                                                                  w->env_.log, w->env_.telemetry));
   }
   return w;
 }
@@ -106,8 +106,8 @@ std::optional<std::string> AiScalerWatch::CheckTarget(const ParsedAiScaler& p,
   const int max = (*job)[ptr].get<int>();
   if (spec.min_replicas <= max) return std::nullopt;
   return "spec.min_replicas: " + std::to_string(spec.min_replicas) +
-         " is above the target's own limit (pytorchjobs.kubeflow.org " + p.namespace_ + "/" +
-         name + " spec.elasticPolicy.maxReplicas " + std::to_string(max) + ")";
+         " is above the target's own limit (pytorchjobs.kubeflow.org " + p.namespace_ + "/" + name +
+         " spec.elasticPolicy.maxReplicas " + std::to_string(max) + ")";
 }
 
 }  // namespace aiscale::cli

@@ -316,9 +316,9 @@ Status Daemon::MakeAiScalers() {
   if (!w.ok()) return w.status().Wrap("unable to watch AIScalers");
   aiscalers_ = std::move(w).value();
   log_ << "aiscale: watching AIScalers in "
-       << (cfg_.aiscalers.namespaces.empty() ? std::string("every namespace")
-                                             : std::to_string(cfg_.aiscalers.namespaces.size()) +
-                                                   " namespace(s)")
+       << (cfg_.aiscalers.namespaces.empty()
+               ? std::string("every namespace")
+               : std::to_string(cfg_.aiscalers.namespaces.size()) + " namespace(s)")
        << "\n";
   return Status::Ok();
 }

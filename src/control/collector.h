@@ -8,10 +8,11 @@
 // data: never a scale-down) while every other source's signals stay fresh. Under the simulator
 // the executor is inline, so a collection is a queue event on the same code path.
 // Thread-safe: RunDue, NextDue and Read may be called from different threads, and so may Add and
-// Remove (workloads added and removed at run time: AIScalers on Kubernetes). Sources must outlive every task started on the executor. A fetched
-// result is immutable once stored and shared with every reader (Reading), so a tick reads
-// 10,000 workloads' observations without copying them; the readings of one batch share one
-// allocation, which lives until the last of them is replaced or released.
+// Remove (workloads added and removed at run time: AIScalers on Kubernetes). Sources must outlive
+// every task started on the executor. A fetched result is immutable once stored and shared with
+// every reader (Reading), so a tick reads 10,000 workloads' observations without copying them; the
+// readings of one batch share one allocation, which lives until the last of them is replaced or
+// released.
 #pragma once
 
 #include <cstdint>

@@ -82,9 +82,9 @@ class Controller {
   // Replace swaps the binding of the workload with the same key, checked as Add checks it:
   // with the same state key its stabilizer state stays, and its policy state too unless the
   // policy changed (then it starts empty); another state key loads that key's states. Its
-  // signal history and fetches stay when its signals are unchanged. Remove stops managing a workload and leaves its engine
-  // as it is, after writing its states to the Store (an error there is returned; the workload
-  // is removed all the same). Both are kNotFound for a key not managed.
+  // signal history and fetches stay when its signals are unchanged. Remove stops managing a
+  // workload and leaves its engine as it is, after writing its states to the Store (an error there
+  // is returned; the workload is removed all the same). Both are kNotFound for a key not managed.
   Status Replace(WorkloadBinding binding);
   Status Remove(const std::string& key);
   // Starts every signal fetch that is due now; returns without waiting (see Collector).
@@ -144,7 +144,7 @@ class Controller {
   std::vector<std::unique_ptr<Workload>> workloads_;
   // Of workloads_, so Add is O(1), not O(n), and Replace and Remove find theirs by pointer.
   std::unordered_map<std::string, const Workload*> keys_;
-  std::vector<StoreWrite> batch_;         // Tick's writes, one per workload, kept across ticks
+  std::vector<StoreWrite> batch_;  // Tick's writes, one per workload, kept across ticks
   std::atomic<bool> may_apply_{true};
   mutable std::mutex reason_mu_;  // guards not_applying_reason_
   std::string not_applying_reason_;

@@ -84,9 +84,9 @@ Status Controller::Remove(const std::string& key) {
   }
   collector_.Remove(workloads_[i]->collect_id);
   if (options_.telemetry) {
-    for (const char* gauge : {"aiscale_workload_desired_replicas",
-                              "aiscale_workload_current_replicas",
-                              "aiscale_workload_ready_replicas"}) {
+    for (const char* gauge :
+         {"aiscale_workload_desired_replicas", "aiscale_workload_current_replicas",
+          "aiscale_workload_ready_replicas"}) {
       options_.telemetry->Forget(gauge, "workload", key);
     }
   }

@@ -38,10 +38,9 @@ Result<PauseSpec> ParsePauseAnnotations(
   ASSIGN_OR_RETURN(p.no_scale_down, Flag(kPausedScaleDownAnnotation, get));
   ASSIGN_OR_RETURN(p.no_scale_up, Flag(kPausedScaleUpAnnotation, get));
   if (const std::optional<std::string> v = get(kPausedReplicasAnnotation)) {
-    const bool digits = !v->empty() && v->size() <= 7 &&
-                        std::all_of(v->begin(), v->end(), [](unsigned char c) {
-                          return std::isdigit(c);
-                        });
+    const bool digits =
+        !v->empty() && v->size() <= 7 &&
+        std::all_of(v->begin(), v->end(), [](unsigned char c) { return std::isdigit(c); });
     if (!digits || std::stol(*v) > 1000000) {
       return BadValue(kPausedReplicasAnnotation, *v, "a whole number of replicas (0 to 1000000)");
     }
@@ -60,8 +59,8 @@ Result<PauseSpec> ParsePauseAnnotations(
 
 ConstrainResult PausedConstraints::Constrain(int desired, int current,
                                              std::optional<int> max_available) const {
-  ConstrainResult r = inner_ ? inner_->Constrain(desired, current, max_available)
-                             : ConstrainResult{desired, ""};
+  ConstrainResult r =
+      inner_ ? inner_->Constrain(desired, current, max_available) : ConstrainResult{desired, ""};
   const int would = r.desired;
   std::string why;
   if (pause_.pinned) {

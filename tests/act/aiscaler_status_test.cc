@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
+
 #include "decide/constraints.h"
 
 namespace aiscale::act {
@@ -38,7 +40,8 @@ TEST(AiScalerStatus, ConditionsForEachOutcome) {
     Want want;
   };
   const std::vector<Case> cases = {
-      {"scaled", [](Decision&, StatusInput&) {},
+      {"scaled",
+       [](Decision&, StatusInput&) {},
        {"True/SucceededRescale", "True/ValidMetricFound", "False/DesiredWithinRange"}},
       {"steady",
        [](Decision& d, StatusInput&) {
@@ -190,15 +193,18 @@ TEST(AiScalerStatus, ConstraintPhrasesAreTheOnesConstraintsWrites) {
   cc.min_replicas = 2;
   cc.max_replicas = 5;
   const decide::Constraints k(cc);
-  EXPECT_NE(k.Constrain(9, 3, std::nullopt).reason.find("capped at max_replicas"), std::string::npos);
-  EXPECT_NE(k.Constrain(1, 3, std::nullopt).reason.find("raised to min_replicas"), std::string::npos);
+  EXPECT_NE(k.Constrain(9, 3, std::nullopt).reason.find("capped at max_replicas"),
+            std::string::npos);
+  EXPECT_NE(k.Constrain(1, 3, std::nullopt).reason.find("raised to min_replicas"),
+            std::string::npos);
   EXPECT_NE(k.Constrain(5, 3, 4).reason.find("cluster can host"), std::string::npos);
 }
 
 TEST(AiScalerStatus, KubeTime) {
   EXPECT_EQ(FormatKubeTime(WallTime{}), "");
-  EXPECT_EQ(FormatKubeTime(WallTime(std::chrono::seconds(1796119200) + std::chrono::milliseconds(7))),
-            "2026-12-01T10:00:00Z");
+  EXPECT_EQ(
+      FormatKubeTime(WallTime(std::chrono::seconds(1796119200) + std::chrono::milliseconds(7))),
+      "2026-12-01T10:00:00Z");
 }
 
 }  // namespace

@@ -55,11 +55,11 @@ class ReflectorTest : public ::testing::Test {
   void TearDown() override { StopReflector(); }
 
   void StartReflector(const std::string& collection = testing::kWidgets) {
-    reflector_ = std::make_unique<KubeReflector>(
-        collection, *client_, clock_, options_, nullptr, [this](const std::string& line) {
-          std::lock_guard<std::mutex> lock(mu_);
-          log_ += line + "\n";
-        });
+    reflector_ = std::make_unique<KubeReflector>(collection, *client_, clock_, options_, nullptr,
+                                                 [this](const std::string& line) {
+                                                   std::lock_guard<std::mutex> lock(mu_);
+                                                   log_ += line + "\n";
+                                                 });
     thread_ = std::thread([this] { reflector_->Run(); });
   }
   void StopReflector() {

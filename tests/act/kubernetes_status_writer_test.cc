@@ -40,8 +40,9 @@ class StatusWriterTest : public ::testing::Test {
     options_.retry_after = Seconds(0);
   }
   std::unique_ptr<StatusWriter> Make() {
-    return std::make_unique<StatusWriter>(*client_, clock_, options_, [this] { return leader_.load(); },
-                                          [this](const std::string& l) { log_ += l + "\n"; });
+    return std::make_unique<StatusWriter>(
+        *client_, clock_, options_, [this] { return leader_.load(); },
+        [this](const std::string& l) { log_ += l + "\n"; });
   }
   // PUTs of /status, and GETs of one object, since the last ClearRequests.
   std::pair<int, int> Calls() {

@@ -13,7 +13,9 @@ const std::string kAdded =
 const std::string kBookmark =
     R"({"type":"BOOKMARK","object":{"kind":"AIScaler","metadata":{"resourceVersion":"12"}}})";
 const std::string kGone =
-    R"({"type":"ERROR","object":{"kind":"Status","code":410,"reason":"Expired","message":"too old resource version: 5 (9)"}})";
+    R"({"type":"ERROR","object":{"kind":"Status","code":410,"reason":"Expired","message":"too old resource version: 5 (9)"
+}
+})";
 
 TEST(WatchStreamDecoder, EventsWhateverThePieces) {
   const std::string body = kAdded + "\n" + kBookmark + "\n\n" + kGone + "\n";
@@ -53,15 +55,34 @@ TEST(WatchStreamDecoder, BadStreamsFailAndStayFailed) {
   const std::vector<Case> cases = {
       {"malformed json", "{\"type\": \"ADDED\", \"object\": {not json\n", "not valid JSON"},
       {"array", "[1,2]\n", "not a JSON object"},
-      {"unknown type", R"({"type":"CHANGED","object":{}})" "\n", "no known type"},
-      {"no type", R"({"object":{}})" "\n", "no known type"},
-      {"no object", R"({"type":"ADDED"})" "\n", "has no object"},
-      {"object not a map", R"({"type":"ADDED","object":3})" "\n", "has no object"},
-      {"no version", R"({"type":"ADDED","object":{"metadata":{"name":"a"}}})" "\n",
+      {"unknown type",
+       R"({"type":"CHANGED","object":{}})"
+       "\n",
+       "no known type"},
+      {"no type",
+       R"({"object":{}})"
+       "\n",
+       "no known type"},
+      {"no object",
+       R"({"type":"ADDED"})"
+       "\n",
+       "has no object"},
+      {"object not a map",
+       R"({"type":"ADDED","object":3})"
+       "\n",
+       "has no object"},
+      {"no version",
+       R"({"type":"ADDED","object":{"metadata":{"name":"a"}}})"
+       "\n",
        "no metadata.resourceVersion"},
-      {"no name", R"({"type":"DELETED","object":{"metadata":{"resourceVersion":"3"}}})" "\n",
+      {"no name",
+       R"({"type":"DELETED","object":{"metadata":{"resourceVersion":"3"}}})"
+       "\n",
        "no metadata.name"},
-      {"duplicate key", R"({"type":"ADDED","type":"DELETED","object":{}})" "\n", "duplicate key"},
+      {"duplicate key",
+       R"({"type":"ADDED","type":"DELETED","object":{}})"
+       "\n",
+       "duplicate key"},
       {"too long", "{\"type\":\"ADDED\",\"object\":{\"x\":\"" + std::string(2000, 'x') + "\"}}\n",
        "longer than 1024 bytes"},
   };

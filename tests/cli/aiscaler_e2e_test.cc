@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -180,9 +181,12 @@ TEST_F(AiScalerE2eTest, ObjectsDriveTheDaemonAndReportOnThemselves) {
   EXPECT_EQ(Replicas("clash"), 2);
 
   // A pin by annotation.
-  Update("llm", [](json& o) { o["metadata"]["annotations"] = {{"aiscale.dev/paused-replicas", "5"}}; });
+  Update("llm", [](json& o) {
+    o["metadata"]["annotations"] = {{"aiscale.dev/paused-replicas", "5"}};
+  });
   ASSERT_TRUE(WaitFor([&] { return Replicas("llm") == 5; }));
-  ASSERT_TRUE(WaitFor([&] { return Condition("llm", "Paused").rfind("True/ReplicasPinned", 0) == 0; }));
+  ASSERT_TRUE(
+      WaitFor([&] { return Condition("llm", "Paused").rfind("True/ReplicasPinned", 0) == 0; }));
 
   // Nothing changes: no status is written.
   ASSERT_TRUE(WaitFor([&] { return Status("llm").value("currentReplicas", 0) == 5; }));
@@ -211,9 +215,10 @@ TEST_F(AiScalerE2eTest, ObjectsDriveTheDaemonAndReportOnThemselves) {
   Update("late", [](json& o) { o["spec"]["policy"]["replicas"] = 6; });
   restart.join();
   ASSERT_TRUE(WaitFor([&] { return Replicas("late") == 6; }));
-  std::printf("[ figures ] change made while the API server was down applied %.2f s after it "
-              "returned\n",
-              std::chrono::duration<double>(Clock::now() - back).count());
+  std::printf(
+      "[ figures ] change made while the API server was down applied %.2f s after it "
+      "returned\n",
+      std::chrono::duration<double>(Clock::now() - back).count());
 }
 
 }  // namespace

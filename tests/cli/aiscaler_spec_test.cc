@@ -86,12 +86,13 @@ TEST_F(AiScalerSpecTest, BadInputNamesItsFieldPath) {
     std::string want;  // a piece of one error
   };
   const std::vector<Case> cases = {
-      {"wrong type", [](json& s) { s["min_replicas"] = "two"; }, "spec.min_replicas: must be an integer"},
+      {"wrong type", [](json& s) { s["min_replicas"] = "two"; },
+       "spec.min_replicas: must be an integer"},
       {"out of range", [](json& s) { s["max_replicas"] = -1; }, "spec.max_replicas"},
       {"min above max", [](json& s) { s["min_replicas"] = 9; }, "spec"},
-      {"unknown policy", [](json& s) { s["policy"]["name"] = "hpx"; }, "spec.policy.name: unknown policy 'hpx'"},
-      {"nested wrong type",
-       [](json& s) { s["policy"]["metrics"][0]["target"]["value"] = "lots"; },
+      {"unknown policy", [](json& s) { s["policy"]["name"] = "hpx"; },
+       "spec.policy.name: unknown policy 'hpx'"},
+      {"nested wrong type", [](json& s) { s["policy"]["metrics"][0]["target"]["value"] = "lots"; },
        "spec.policy.metrics[0].target.value"},
       {"unknown field", [](json& s) { s["replicas"] = 3; }, "spec.replicas: unknown field"},
       {"unknown source", [](json& s) { s["signals"][0]["source"] = "nowhere"; },
@@ -101,7 +102,8 @@ TEST_F(AiScalerSpecTest, BadInputNamesItsFieldPath) {
       {"policy not a map", [](json& s) { s["policy"] = "hpa"; }, "spec.policy: must be a map"},
       {"name in spec", [](json& s) { s["name"] = "x"; }, "spec.name: not allowed"},
       {"target in spec", [](json& s) { s["target"] = json::object(); }, "spec.target: not allowed"},
-      {"no scaleTargetRef", [](json& s) { s.erase("scaleTargetRef"); }, "spec.scaleTargetRef: must be a map"},
+      {"no scaleTargetRef", [](json& s) { s.erase("scaleTargetRef"); },
+       "spec.scaleTargetRef: must be a map"},
       {"scaleTargetRef without name", [](json& s) { s["scaleTargetRef"].erase("name"); },
        "spec.scaleTargetRef: must be a map"},
       {"unknown kind", [](json& s) { s["scaleTargetRef"]["kind"] = "Rollout"; },
@@ -110,7 +112,8 @@ TEST_F(AiScalerSpecTest, BadInputNamesItsFieldPath) {
        "spec.scaleTargetRef.apiVersion: a Deployment is apps/v1"},
       {"unknown ref field", [](json& s) { s["scaleTargetRef"]["replicas"] = 1; },
        "spec.scaleTargetRef.replicas: unknown field"},
-      {"bad ready_path", [](json& s) { s["scaleTargetRef"]["ready_path"] = ".x"; }, "spec.scaleTargetRef"},
+      {"bad ready_path", [](json& s) { s["scaleTargetRef"]["ready_path"] = ".x"; },
+       "spec.scaleTargetRef"},
       {"spec not a map", [](json& s) { s = json::array({1}); }, "spec: must be a map"},
       {"deep nesting",
        [](json& s) {
@@ -139,8 +142,10 @@ TEST_F(AiScalerSpecTest, BadInputNamesItsFieldPath) {
 
 TEST_F(AiScalerSpecTest, CustomResourceTargets) {
   json spec = GoodSpec();
-  spec["scaleTargetRef"] = {{"apiVersion", "example.com/v1"}, {"kind", "InferencePool"},
-                            {"name", "pool"}, {"resource", "inferencepools"},
+  spec["scaleTargetRef"] = {{"apiVersion", "example.com/v1"},
+                            {"kind", "InferencePool"},
+                            {"name", "pool"},
+                            {"resource", "inferencepools"},
                             {"ready_path", "readyReplicas"}};
   const ParsedAiScaler p = Parse(Object(spec));
   EXPECT_TRUE(p.errors.empty()) << p.errors.front();

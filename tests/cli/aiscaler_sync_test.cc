@@ -113,7 +113,7 @@ TEST_F(AiScalerSyncTest, CreateChangeDeleteTakeEffectAtTheNextTick) {
   ASSERT_EQ(ctl_.size(), 1u);
   std::vector<Decision> d = Tick();
   ASSERT_EQ(d.size(), 1u);
-  EXPECT_EQ(engine_.state["ai/llm"].current, 4) << "hpa: 2 -> 4 (the scale-up policy's limit)";
+  EXPECT_EQ(engine_.state["ai/llm"].current, 5) << "hpa: 25 per pod, target 10: 2 -> 5";
   EXPECT_EQ(Cond("ai/llm", "AbleToScale")->reason, "SucceededRescale");
 
   Upsert(Object("llm", "u-1", 3, "2"));  // max_replicas 8 -> 3
@@ -151,7 +151,7 @@ TEST_F(AiScalerSyncTest, InvalidObjectIsReportedAndTouchesNothingElse) {
   EXPECT_NE(active->message.find("spec.policy.metrics[0].target.value"), std::string::npos)
       << active->message;
   EXPECT_EQ(Tick().size(), 1u);
-  EXPECT_EQ(engine_.state["ai/good"].current, 2);
+  EXPECT_EQ(engine_.state["ai/good"].current, 3);
 
   // The good one turns bad: no longer acted on; fixed again: acted on, its state kept (UID).
   json broken = Object("good", "u-g", 8, "5");
@@ -177,40 +177,42 @@ TEST_F(AiScalerSyncTest, LearnedStateFollowsTheUid) {
   Upsert(Object("llm", "u-1", 8));
   Tick();
   Tick();
-  EXPECT_FALSE(store_.LoadState("aiscaler/u-1/stabilizer").value().empty());
+  EXPECT_FALSE(store_.LoadState("aiscaler/u-1/stabilizer").value().values.empty());
   Delete("ai/llm");
   Upsert(Object("llm", "u-2", 8));
-  EXPECT_TRUE(store_.LoadState("aiscaler/u-2/stabilizer").value().empty());
+  EXPECT_TRUE(store_.LoadState("aiscaler/u-2/stabilizer").value().values.empty());
   Tick();
-  EXPECT_FALSE(store_.LoadState("aiscaler/u-2/stabilizer").value().empty());
+  EXPECT_FALSE(store_.LoadState("aiscaler/u-2/stabilizer").value().values.empty());
 }
 
 TEST_F(AiScalerSyncTest, HoldsAreAppliedAndShown) {
   engine_.Set("ai/llm", 2, 2);
-  Upsert(Object("llm", "u-1", 8, "1", {{"aiscale.dev/paused", "true"}}));
+  Upsert(Object("llm", "u-1", 5, "1", {{"aiscale.dev/paused", "true"}}));
   std::vector<Decision> d = Tick();
   EXPECT_EQ(engine_.state["ai/llm"].current, 2);
-  EXPECT_NE(d[0].constrain_reason.find("paused by annotation aiscale.dev/paused"), std::string::npos)
+  EXPECT_NE(d[0].constrain_reason.find("paused by annotation aiscale.dev/paused"),
+            std::string::npos)
       << d[0].constrain_reason;
   EXPECT_EQ(Cond("ai/llm", "Paused")->reason, "ScalingPaused");
 
-  Upsert(Object("llm", "u-1", 8, "2", {{"aiscale.dev/paused-replicas", "3"}}));
+  Upsert(Object("llm", "u-1", 5, "2", {{"aiscale.dev/paused-replicas", "3"}}));
   Tick();
   EXPECT_EQ(engine_.state["ai/llm"].current, 3);
   EXPECT_EQ(Cond("ai/llm", "Paused")->reason, "ReplicasPinned");
 
-  Upsert(Object("llm", "u-1", 8, "3", {{"aiscale.dev/paused", "sometimes"}}));
+  Upsert(Object("llm", "u-1", 5, "3", {{"aiscale.dev/paused", "sometimes"}}));
   Tick();
   EXPECT_EQ(engine_.state["ai/llm"].current, 3) << "an unreadable hold holds";
   EXPECT_EQ(Cond("ai/llm", "Paused")->reason, "InvalidAnnotation");
 
-  Upsert(Object("llm", "u-1", 8, "4"));
+  Upsert(Object("llm", "u-1", 5, "4"));
   Tick();
   EXPECT_EQ(engine_.state["ai/llm"].current, 5);
   EXPECT_EQ(Cond("ai/llm", "Paused")->status, "False");
 }
 
 TEST_F(AiScalerSyncTest, StatusesQueuedOnlyWhenTheyChange) {
+  source_.Set("concurrency", {10, 10});  // on target: the size holds
   engine_.Set("ai/a", 5, 5);
   engine_.Set("ai/b", 5, 5);
   Upsert(Object("a", "u-a", 8));
@@ -219,7 +221,7 @@ TEST_F(AiScalerSyncTest, StatusesQueuedOnlyWhenTheyChange) {
   EXPECT_EQ(sync_->statuses_queued(), 2u);
   Tick();  // the same decisions: nothing to write
   EXPECT_EQ(sync_->statuses_queued(), 2u);
-  source_.Set("concurrency", {26, 26});  // a value moves, the size does not: waits a minute
+  source_.Set("concurrency", {10.5, 10.5});  // a value moves, the size does not: waits a minute
   Tick();
   EXPECT_EQ(sync_->statuses_queued(), 2u);
   for (int i = 0; i < 4; ++i) Tick();  // 60 s later the new values are written

@@ -120,8 +120,8 @@ TEST_F(ControllerChangesTest, ReplaceKeepsStateAndFetchesUnlessTheyChange) {
     bool new_fetches;   // the signals changed: fetched afresh
   };
   std::vector<Case> cases;
-  cases.push_back({"same uid and policy: state kept", Bind("a", &actuator_, &source_, "uid-1"), 3,
-                   false});
+  cases.push_back(
+      {"same uid and policy: state kept", Bind("a", &actuator_, &source_, "uid-1"), 3, false});
   cases.push_back({"new query: state kept, new fetches",
                    Bind("a", &actuator_, &source_, "uid-1", "sum(q)"), 5, true});
   cases.push_back({"another policy: fresh policy state",

@@ -316,9 +316,6 @@ TEST(CurlHttpClientTls, VerifiesWithTheConfiguredCa) {
   }
 }
 
-}  // namespace
-}  // namespace aiscale
-
 // Streaming (a Kubernetes watch): pieces of a chunked 2xx body reach the handler as the server
 // writes them, before the body ends; the handler can stop it; `cancelled` ends an idle
 // exchange; other statuses come back with their body, as Send's do.
@@ -446,3 +443,6 @@ TEST_F(CurlStreamTest, TimeoutMidBodyIsAnErrorAfterThePiecesThatArrived) {
   EXPECT_TRUE(r.status().IsDeadlineExceeded()) << r.status().message();
   EXPECT_EQ(got, "x");
 }
+
+}  // namespace
+}  // namespace aiscale

@@ -39,18 +39,17 @@ TEST(PauseAnnotations, ReadsEachAndRefusesBadValues) {
        ""},
       {"pin", {{"aiscale.dev/paused-replicas", "3"}}, "pinned at 3", ""},
       {"pin zero", {{"aiscale.dev/paused-replicas", "0"}}, "pinned at 0", ""},
-      {"pin wins", {{"aiscale.dev/paused", "true"}, {"aiscale.dev/paused-replicas", "2"}},
-       "pinned at 2", ""},
+      {"pin wins",
+       {{"aiscale.dev/paused", "true"}, {"aiscale.dev/paused-replicas", "2"}},
+       "pinned at 2",
+       ""},
       {"other annotations ignored", {{"autoscaling.keda.sh/paused", "true"}}, "", ""},
       {"yes is not true", {{"aiscale.dev/paused", "yes"}}, "", "aiscale.dev/paused: must be"},
       {"empty flag", {{"aiscale.dev/paused-scale-up", ""}}, "", "paused-scale-up"},
       {"negative pin", {{"aiscale.dev/paused-replicas", "-1"}}, "", "whole number"},
       {"fraction pin", {{"aiscale.dev/paused-replicas", "2.5"}}, "", "whole number"},
       {"huge pin", {{"aiscale.dev/paused-replicas", "99999999"}}, "", "whole number"},
-      {"long value shortened",
-       {{"aiscale.dev/paused", std::string(1 << 20, 'x')}},
-       "",
-       "..."},
+      {"long value shortened", {{"aiscale.dev/paused", std::string(1 << 20, 'x')}}, "", "..."},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
@@ -58,8 +57,7 @@ TEST(PauseAnnotations, ReadsEachAndRefusesBadValues) {
     if (!c.want_error.empty()) {
       ASSERT_FALSE(p.ok());
       EXPECT_TRUE(p.status().IsInvalid());
-      EXPECT_NE(p.status().message().find(c.want_error), std::string::npos)
-          << p.status().message();
+      EXPECT_NE(p.status().message().find(c.want_error), std::string::npos) << p.status().message();
       EXPECT_LT(p.status().message().size(), 200u);
       continue;
     }
@@ -85,15 +83,27 @@ TEST(PausedConstraints, HoldsAfterMinAndMax) {
       {"no hold", {}, 6, 4, 6, ""},
       {"paused holds an up", {{"aiscale.dev/paused", "true"}}, 6, 4, 4, "paused by annotation"},
       {"paused holds a down", {{"aiscale.dev/paused", "true"}}, 3, 4, 4, "(would be 3)"},
-      {"scale-down paused holds a down", {{"aiscale.dev/paused-scale-down", "true"}}, 3, 4, 4,
+      {"scale-down paused holds a down",
+       {{"aiscale.dev/paused-scale-down", "true"}},
+       3,
+       4,
+       4,
        "scale-down paused"},
       {"scale-down paused lets an up", {{"aiscale.dev/paused-scale-down", "true"}}, 6, 4, 6, ""},
-      {"scale-up paused holds an up", {{"aiscale.dev/paused-scale-up", "true"}}, 6, 4, 4,
+      {"scale-up paused holds an up",
+       {{"aiscale.dev/paused-scale-up", "true"}},
+       6,
+       4,
+       4,
        "scale-up paused"},
       {"scale-up paused lets a down", {{"aiscale.dev/paused-scale-up", "true"}}, 3, 4, 3, ""},
       {"pin", {{"aiscale.dev/paused-replicas", "5"}}, 9, 4, 5, "pinned at 5 replicas"},
       {"pin below min is kept", {{"aiscale.dev/paused-replicas", "0"}}, 9, 4, 0, "(would be 9)"},
-      {"min still binds first", {{"aiscale.dev/paused-scale-down", "true"}}, 1, 1, 2,
+      {"min still binds first",
+       {{"aiscale.dev/paused-scale-down", "true"}},
+       1,
+       1,
+       2,
        "min_replicas"},
   };
   for (const Case& c : cases) {

@@ -31,9 +31,7 @@ std::string ReadText(const std::string& path) {
   return s.str();
 }
 
-json DeployedCrd() {
-  return testing::YamlToJson(YAML::LoadFile(DeployDir() + "/" + kCrdFile));
-}
+json DeployedCrd() { return testing::YamlToJson(YAML::LoadFile(DeployDir() + "/" + kCrdFile)); }
 
 const json& VersionOf(const json& crd) { return crd["spec"]["versions"][0]; }
 
@@ -73,9 +71,9 @@ TEST(DeployCrd, IsStructuralWithStatusColumnsAndShortName) {
   CheckStructural(v["schema"]["openAPIV3Schema"], "", untyped);
   for (const std::string& p : untyped) ADD_FAILURE() << "no type at " << p;
   std::vector<std::string> columns;
-  for (const json& c : v["additionalPrinterColumns"]) columns.push_back(c["name"]);
-  EXPECT_EQ(columns, (std::vector<std::string>{"Reference", "Targets", "Min", "Max", "Replicas",
-                                               "Age"}));
+  for (const json& c : v["additionalPrinterColumns"]) columns.push_back(c["name"].get<std::string>());
+  EXPECT_EQ(columns,
+            (std::vector<std::string>{"Reference", "Targets", "Min", "Max", "Replicas", "Age"}));
   const json& spec = v["schema"]["openAPIV3Schema"]["properties"]["spec"];
   EXPECT_EQ(spec["required"], json::array({"scaleTargetRef", "policy"}));
   for (const char* gone : {"name", "namespace", "target"}) {
@@ -130,7 +128,11 @@ TEST_F(DeployCrdAgreement, WhatTheSchemaRefusesTheReaderRefusesAtTheSameField) {
        "spec.policy.metrics[0].type"},
       {"target as text", [](json& s) { s["policy"]["metrics"][0]["target"]["value"] = "x"; },
        "spec.policy.metrics[0].target.value"},
-      {"list as map", [](json& s) { s["signals"] = json{{"a", 1}}; }, "spec.signals"},
+      {"list as map",
+       [](json& s) {
+         s["signals"] = json{{"a", 1}};
+       },
+       "spec.signals"},
       {"boolean as text", [](json& s) { s["scale_to_zero"] = "maybe"; }, "spec.scale_to_zero"},
       {"duration as list", [](json& s) { s["cold_start"] = json::array({1}); }, "spec.cold_start"},
       {"window over its bound",

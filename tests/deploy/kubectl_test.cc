@@ -16,16 +16,16 @@
 #include <gtest/gtest.h>
 #include <httplib.h>
 #include <sys/wait.h>
-#include <yaml-cpp/yaml.h>
 #include <unistd.h>
+#include <yaml-cpp/yaml.h>
 
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <sstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
 #include <thread>
 
@@ -73,11 +73,11 @@ class DiscoveryServer {
  public:
   DiscoveryServer() {
     docs_["/api"] = {{"kind", "APIVersions"}, {"versions", {"v1"}}};
-    docs_["/apis"] = {{"kind", "APIGroupList"},
-                      {"apiVersion", "v1"},
-                      {"groups",
-                       {Group("apps"), Group("rbac.authorization.k8s.io"),
-                        Group("apiextensions.k8s.io")}}};
+    docs_["/apis"] = {
+        {"kind", "APIGroupList"},
+        {"apiVersion", "v1"},
+        {"groups",
+         {Group("apps"), Group("rbac.authorization.k8s.io"), Group("apiextensions.k8s.io")}}};
     docs_["/api/v1"] =
         ResourceList("v1", {{"namespaces", "namespace", "Namespace", false},
                             {"serviceaccounts", "serviceaccount", "ServiceAccount", true},
@@ -91,10 +91,9 @@ class DiscoveryServer {
                       {"rolebindings", "rolebinding", "RoleBinding", true},
                       {"clusterroles", "clusterrole", "ClusterRole", false},
                       {"clusterrolebindings", "clusterrolebinding", "ClusterRoleBinding", false}});
-    docs_["/apis/apiextensions.k8s.io/v1"] =
-        ResourceList("apiextensions.k8s.io/v1", {{"customresourcedefinitions",
-                                                  "customresourcedefinition",
-                                                  "CustomResourceDefinition", false}});
+    docs_["/apis/apiextensions.k8s.io/v1"] = ResourceList(
+        "apiextensions.k8s.io/v1", {{"customresourcedefinitions", "customresourcedefinition",
+                                     "CustomResourceDefinition", false}});
     server_.Get(".*", [this](const httplib::Request& req, httplib::Response& res) {
       auto it = docs_.find(req.path);
       if (it != docs_.end()) {
@@ -204,8 +203,7 @@ TEST(DeployKubectl, AppliesAnAIScalerAndShowsHpaColumns) {
   std::string out;
   const std::string example = DeployDir() + "/examples/aiscaler.yaml";
   ASSERT_EQ(Kubectl(api.Url(), "apply --validate=false -f " + example, out), 0) << out;
-  EXPECT_NE(out.find("aiscaler.aiscale.dev/mistral-7b-instruct created"), std::string::npos)
-      << out;
+  EXPECT_NE(out.find("aiscaler.aiscale.dev/mistral-7b-instruct created"), std::string::npos) << out;
   json stored = api.Object("aiscale.dev", "aiscalers", "serving", "mistral-7b-instruct");
   ASSERT_TRUE(stored.is_object());
   EXPECT_EQ(stored["spec"]["max_replicas"], 8);
@@ -240,7 +238,8 @@ TEST(DeployKubectl, AppliesAnAIScalerAndShowsHpaColumns) {
   }
 
   // A wrong type is refused by the API server (the CRD's schema), named by its field.
-  const fs::path bad = fs::path(::testing::TempDir()) / ("aiscaler_bad_" + std::to_string(getpid()) + ".yaml");
+  const fs::path bad =
+      fs::path(::testing::TempDir()) / ("aiscaler_bad_" + std::to_string(getpid()) + ".yaml");
   std::string text;
   {
     std::ifstream in(example);

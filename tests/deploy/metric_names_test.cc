@@ -172,8 +172,7 @@ class DeployExportedMetrics : public ::testing::Test {
       auth["kubeconfig"] = (dir_ / "kubeconfig").string();
       ais["auth"] = auth;
       api.AddCrd(testing::YamlToJson(YAML::LoadFile(DeployDir() + "/06-aiscaler-crd.yaml")));
-      json example =
-          testing::YamlToJson(YAML::LoadFile(DeployDir() + "/examples/aiscaler.yaml"));
+      json example = testing::YamlToJson(YAML::LoadFile(DeployDir() + "/examples/aiscaler.yaml"));
       example["metadata"]["namespace"] = ais["namespaces"][0].as<std::string>("default");
       api.CreateCustom(example);
       api.AddDeployment(example["metadata"]["namespace"].get<std::string>(),

@@ -10,8 +10,8 @@
 #include <gtest/gtest.h>
 
 #include <memory>
-#include <thread>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "act/kubernetes_actuator.h"
@@ -316,8 +316,10 @@ class DeployRbacTest : public ::testing::Test {
     ASSERT_TRUE(cfg) << "the ConfigMap's config watches no AIScalers";
     const std::string ns = cfg["namespaces"][0].as<std::string>("");
     ASSERT_EQ(ns, workload_ns_);
-    ASSERT_TRUE(server_.AddCrd(testing::YamlToJson(YAML::LoadFile(DeployDir() + "/06-aiscaler-crd.yaml"))));
-    nlohmann::json ais = testing::YamlToJson(YAML::LoadFile(DeployDir() + "/examples/aiscaler.yaml"));
+    ASSERT_TRUE(
+        server_.AddCrd(testing::YamlToJson(YAML::LoadFile(DeployDir() + "/06-aiscaler-crd.yaml"))));
+    nlohmann::json ais =
+        testing::YamlToJson(YAML::LoadFile(DeployDir() + "/examples/aiscaler.yaml"));
     ais["metadata"]["namespace"] = ns;
     ASSERT_EQ(server_.CreateCustom(ais).first, 201);
     act::KubeEndpoint ep;

@@ -319,8 +319,7 @@ FakeKubeApiServer::Request Parse(const httplib::Request& req) {
   if (i + 2 < s.size()) r.subresource = s[i + 2];
   if (req.method == "GET") r.verb = r.name.empty() ? "list" : "get";
   const std::string watch = req.get_param_value("watch");
-  if (req.method == "GET" && r.name.empty() && !watch.empty() && watch != "false" &&
-      watch != "0") {
+  if (req.method == "GET" && r.name.empty() && !watch.empty() && watch != "false" && watch != "0") {
     r.verb = "watch";
   }
   if (req.method == "PATCH") r.verb = "patch";
@@ -454,7 +453,8 @@ void FakeKubeApiServer::Serve(Request& r, const httplib::Request& req, httplib::
   }
   if (r.name.empty() && r.resource.empty() && !r.version.empty()) {
     json list = ResourceList(r.group.empty() ? r.version : r.group + "/" + r.version);
-    if (list.is_null()) return SetStatus(res, 404, "NotFound", "the server could not find the requested resource");
+    if (list.is_null())
+      return SetStatus(res, 404, "NotFound", "the server could not find the requested resource");
     return SetJson(res, 200, list);
   }
   if (const Crd* crd = CrdFor(r.group, r.version, r.resource)) {

@@ -163,8 +163,7 @@ class FakeKubeApiServer {
   // Custom resources, with mu_ held (fake_kube_custom.cc).
   const Crd* CrdFor(const std::string& group, const std::string& version,
                     const std::string& plural) const;
-  void ServeCustom(Request& r, const Crd& crd, const httplib::Request& req,
-                   httplib::Response& res);
+  void ServeCustom(Request& r, const Crd& crd, const httplib::Request& req, httplib::Response& res);
   void ServeList(Request& r, const Crd& crd, const httplib::Request& req, httplib::Response& res);
   void ServeWatch(Request& r, const Crd& crd, const httplib::Request& req, httplib::Response& res);
   std::pair<int, nlohmann::json> Create(const Crd& crd, const std::string& ns,

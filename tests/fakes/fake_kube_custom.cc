@@ -1,6 +1,7 @@
 // FakeKubeApiServer's custom resources: CRDs, their objects, the /status subresource, Table
 // output, discovery and watch (see fake_kube_apiserver.h).
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <cstring>
@@ -153,8 +154,8 @@ void FakeKubeApiServer::RemoveCrds() {
 }
 
 const FakeKubeApiServer::Crd* FakeKubeApiServer::CrdFor(const std::string& group,
-                                                         const std::string& version,
-                                                         const std::string& plural) const {
+                                                        const std::string& version,
+                                                        const std::string& plural) const {
   for (const Crd& c : crds_) {
     if (c.group == group && c.version == version && c.plural == plural) return &c;
   }
@@ -168,29 +169,43 @@ json FakeKubeApiServer::ResourceList(const std::string& gv) const {
     bool namespaced;
   };
   std::vector<R> builtin;
-  if (gv == "v1") builtin = {{"nodes", "Node", false}, {"pods", "Pod", true},
-                             {"events", "Event", true}, {"namespaces", "Namespace", false}};
-  if (gv == "apps/v1") builtin = {{"deployments", "Deployment", true},
-                                  {"statefulsets", "StatefulSet", true}};
+  if (gv == "v1")
+    builtin = {{"nodes", "Node", false},
+               {"pods", "Pod", true},
+               {"events", "Event", true},
+               {"namespaces", "Namespace", false}};
+  if (gv == "apps/v1")
+    builtin = {{"deployments", "Deployment", true}, {"statefulsets", "StatefulSet", true}};
   if (gv == "coordination.k8s.io/v1") builtin = {{"leases", "Lease", true}};
   if (gv == "kubeflow.org/v1") builtin = {{"pytorchjobs", "PyTorchJob", true}};
   const json verbs = {"create", "delete", "get", "list", "patch", "update", "watch"};
-  json list = {{"kind", "APIResourceList"}, {"apiVersion", "v1"}, {"groupVersion", gv},
+  json list = {{"kind", "APIResourceList"},
+               {"apiVersion", "v1"},
+               {"groupVersion", gv},
                {"resources", json::array()}};
   for (const R& r : builtin) {
     std::string singular = r.kind;
     std::transform(singular.begin(), singular.end(), singular.begin(), ::tolower);
-    list["resources"].push_back({{"name", r.name}, {"singularName", singular},
-                                 {"namespaced", r.namespaced}, {"kind", r.kind}, {"verbs", verbs}});
+    list["resources"].push_back({{"name", r.name},
+                                 {"singularName", singular},
+                                 {"namespaced", r.namespaced},
+                                 {"kind", r.kind},
+                                 {"verbs", verbs}});
   }
   for (const Crd& c : crds_) {
     if (c.group + "/" + c.version != gv) continue;
-    json r = {{"name", c.plural},   {"singularName", c.singular}, {"namespaced", c.namespaced},
-              {"kind", c.kind},     {"verbs", verbs},             {"shortNames", c.short_names}};
+    json r = {{"name", c.plural},
+              {"singularName", c.singular},
+              {"namespaced", c.namespaced},
+              {"kind", c.kind},
+              {"verbs", verbs},
+              {"shortNames", c.short_names}};
     list["resources"].push_back(r);
     if (c.status_subresource) {
-      list["resources"].push_back({{"name", c.plural + "/status"}, {"singularName", ""},
-                                   {"namespaced", c.namespaced}, {"kind", c.kind},
+      list["resources"].push_back({{"name", c.plural + "/status"},
+                                   {"singularName", ""},
+                                   {"namespaced", c.namespaced},
+                                   {"kind", c.kind},
                                    {"verbs", {"get", "patch", "update"}}});
     }
   }
@@ -210,10 +225,10 @@ std::pair<int, json> FakeKubeApiServer::Invalid(const Crd& crd, const std::strin
                       {"field", e.substr(0, colon)}});
   }
   const std::string qualified = crd.kind + "." + crd.group;
-  return Fail(422, "Invalid",
-              qualified + " \"" + name + "\" is invalid: " +
-                  (errors.size() > 1 ? "[" + all + "]" : all),
-              {{"name", name}, {"group", crd.group}, {"kind", crd.kind}, {"causes", causes}});
+  return Fail(
+      422, "Invalid",
+      qualified + " \"" + name + "\" is invalid: " + (errors.size() > 1 ? "[" + all + "]" : all),
+      {{"name", name}, {"group", crd.group}, {"kind", crd.kind}, {"causes", causes}});
 }
 
 // Metadata rules the API server applies to every object, then the CRD's schema (after pruning
@@ -241,7 +256,8 @@ std::vector<std::string> FakeKubeApiServer::Check(const Crd& crd, json& object, 
   body.erase("kind");
   const std::vector<std::string> unknown = PruneUnknown(crd.schema, body, "");
   if (strict) {
-    for (const std::string& u : unknown) errors.push_back("." + u + ": field not declared in schema");
+    for (const std::string& u : unknown)
+      errors.push_back("." + u + ": field not declared in schema");
   }
   for (std::string& e : ValidateOpenApi(crd.schema, body, "")) errors.push_back(std::move(e));
   for (auto& [k, v] : body.items()) object[k] = v;
@@ -310,8 +326,8 @@ std::pair<int, json> FakeKubeApiServer::Update(const Crd& crd, const std::string
   json& stored = it->second;
   if (!want.empty() && want != stored["metadata"].value("resourceVersion", "")) {
     return Fail(409, "Conflict",
-                "Operation cannot be fulfilled on " + crd.plural + "." + crd.group + " \"" +
-                    name + "\": the object has been modified; please apply your changes to the "
+                "Operation cannot be fulfilled on " + crd.plural + "." + crd.group + " \"" + name +
+                    "\": the object has been modified; please apply your changes to the "
                     "latest version and try again",
                 details);
   }
@@ -321,7 +337,10 @@ std::pair<int, json> FakeKubeApiServer::Update(const Crd& crd, const std::string
   } else {
     for (const char* f : {"labels", "annotations"}) {
       const json meta = object.value("metadata", json::object());
-      if (meta.contains(f)) next["metadata"][f] = meta[f]; else next["metadata"].erase(f);
+      if (meta.contains(f))
+        next["metadata"][f] = meta[f];
+      else
+        next["metadata"].erase(f);
     }
     next["spec"] = object.value("spec", json());
   }
@@ -352,12 +371,16 @@ std::pair<int, json> FakeKubeApiServer::Delete(const Crd& crd, const std::string
 }
 
 json FakeKubeApiServer::Table(const Crd& crd, const std::vector<const json*>& items) const {
-  json defs = json::array({{{"name", "Name"}, {"type", "string"}, {"format", "name"},
+  json defs = json::array({{{"name", "Name"},
+                            {"type", "string"},
+                            {"format", "name"},
                             {"description", "Name must be unique within a namespace."},
                             {"priority", 0}}});
   for (const json& c : crd.columns) {
-    defs.push_back({{"name", c.value("name", "")}, {"type", c.value("type", "string")},
-                    {"format", ""}, {"description", c.value("description", "")},
+    defs.push_back({{"name", c.value("name", "")},
+                    {"type", c.value("type", "string")},
+                    {"format", ""},
+                    {"description", c.value("description", "")},
                     {"priority", c.value("priority", 0)}});
   }
   json rows = json::array();
@@ -370,13 +393,16 @@ json FakeKubeApiServer::Table(const Crd& crd, const std::vector<const json*>& it
     }
     json meta = (*o)["metadata"];
     rows.push_back({{"cells", cells},
-                    {"object", {{"kind", "PartialObjectMetadata"},
-                                {"apiVersion", "meta.k8s.io/v1"},
-                                {"metadata", meta}}}});
+                    {"object",
+                     {{"kind", "PartialObjectMetadata"},
+                      {"apiVersion", "meta.k8s.io/v1"},
+                      {"metadata", meta}}}});
   }
-  return {{"kind", "Table"}, {"apiVersion", "meta.k8s.io/v1"},
+  return {{"kind", "Table"},
+          {"apiVersion", "meta.k8s.io/v1"},
           {"metadata", {{"resourceVersion", std::to_string(resource_version_)}}},
-          {"columnDefinitions", defs}, {"rows", rows}};
+          {"columnDefinitions", defs},
+          {"rows", rows}};
 }
 
 void FakeKubeApiServer::ServeList(Request& r, const Crd& crd, const httplib::Request& req,
@@ -385,7 +411,7 @@ void FakeKubeApiServer::ServeList(Request& r, const Crd& crd, const httplib::Req
   const std::string limit_text = req.get_param_value("limit");
   const size_t limit = limit_text.empty() ? 0 : std::stoul(limit_text);
   long list_rv = resource_version_;
-  std::string after;
+  std::pair<std::string, std::string> after;  // (namespace, name) of the last item sent
   if (!cont.empty()) {
     const json token = json::parse(Unbase64(cont), nullptr, false);
     if (!token.is_object() || token.value("rv", 0L) < history_start_) {
@@ -395,16 +421,16 @@ void FakeKubeApiServer::ServeList(Request& r, const Crd& crd, const httplib::Req
                               "continue parameter."));
     }
     list_rv = token.value("rv", 0L);
-    after = token.value("start", "");
+    after = {token.value("ns", ""), token.value("name", "")};
   }
   std::vector<const json*> items;
-  std::string last;
+  std::pair<std::string, std::string> last;
   bool more = false;
   for (const auto& [key, obj] : objects_) {
     if (std::get<0>(key) != crd.group || std::get<1>(key) != crd.plural) continue;
     if (!r.namespace_.empty() && std::get<2>(key) != r.namespace_) continue;
-    const std::string k = std::get<2>(key) + "/" + std::get<3>(key);
-    if (!after.empty() && k <= after) continue;
+    const std::pair<std::string, std::string> k{std::get<2>(key), std::get<3>(key)};
+    if (!cont.empty() && k <= after) continue;
     if (limit > 0 && items.size() == limit) {
       more = true;
       break;
@@ -415,10 +441,14 @@ void FakeKubeApiServer::ServeList(Request& r, const Crd& crd, const httplib::Req
   if (req.get_header_value("Accept").find("as=Table") != std::string::npos) {
     return Answer(res, {200, Table(crd, items)});
   }
-  json list = {{"kind", crd.list_kind}, {"apiVersion", crd.group + "/" + crd.version},
+  json list = {{"kind", crd.list_kind},
+               {"apiVersion", crd.group + "/" + crd.version},
                {"metadata", {{"resourceVersion", std::to_string(list_rv)}}},
                {"items", json::array()}};
-  if (more) list["metadata"]["continue"] = Base64(json{{"rv", list_rv}, {"start", last}}.dump());
+  if (more) {
+    list["metadata"]["continue"] =
+        Base64(json{{"rv", list_rv}, {"ns", last.first}, {"name", last.second}}.dump());
+  }
   for (const json* o : items) list["items"].push_back(*o);
   return Answer(res, {200, list});
 }
@@ -443,16 +473,17 @@ void FakeKubeApiServer::ServeCustom(Request& r, const Crd& crd, const httplib::R
   const auto it = objects_.find({crd.group, crd.plural, r.namespace_, r.name});
   if (r.verb == "get") {
     if (it == objects_.end()) {
-      return Answer(res, Fail(404, "NotFound",
-                              crd.plural + "." + crd.group + " \"" + r.name + "\" not found",
-                              {{"name", r.name}, {"group", crd.group}, {"kind", crd.plural}}));
+      return Answer(
+          res, Fail(404, "NotFound", crd.plural + "." + crd.group + " \"" + r.name + "\" not found",
+                    {{"name", r.name}, {"group", crd.group}, {"kind", crd.plural}}));
     }
     if (req.get_header_value("Accept").find("as=Table") != std::string::npos) {
       return Answer(res, {200, Table(crd, {&it->second})});
     }
     return Answer(res, {200, it->second});
   }
-  if (r.verb == "update") return Answer(res, Update(crd, r.namespace_, r.name, body, status, strict));
+  if (r.verb == "update")
+    return Answer(res, Update(crd, r.namespace_, r.name, body, status, strict));
   if (r.verb == "patch") {
     if (r.content_type != "application/merge-patch+json") {
       return Answer(res, Fail(415, "UnsupportedMediaType",
@@ -487,8 +518,8 @@ void FakeKubeApiServer::ServeWatch(Request& r, const Crd& crd, const httplib::Re
     --watch_faults_.gone_next;
     gone = true;
   }
-  const std::string message = "too old resource version: " + rv_text + " (" +
-                              std::to_string(history_start_) + ")";
+  const std::string message =
+      "too old resource version: " + rv_text + " (" + std::to_string(history_start_) + ")";
   if (gone && !watch_faults_.gone_as_event) return Answer(res, Fail(410, "Expired", message));
   int fault = 0;
   if (!gone && watch_faults_.malformed_next > 0) {
@@ -499,8 +530,8 @@ void FakeKubeApiServer::ServeWatch(Request& r, const Crd& crd, const httplib::Re
     fault = 2;
   }
   const std::string timeout = req.get_param_value("timeoutSeconds");
-  const auto deadline = SteadyClock::now() + std::chrono::seconds(
-                                                 timeout.empty() ? 1800 : std::stol(timeout));
+  const auto deadline =
+      SteadyClock::now() + std::chrono::seconds(timeout.empty() ? 1800 : std::stol(timeout));
   const bool bookmarks = req.get_param_value("allowWatchBookmarks") == "true";
   if (gone) {
     const std::string line =
@@ -547,9 +578,8 @@ bool FakeKubeApiServer::StreamWatch(const std::string& group, const std::string&
   if (fault == 1) lines.push_back("{\"type\": \"ADDED\", \"object\": {not json");
   auto last_bookmark = SteadyClock::now();
   for (;;) {
-    const auto first = std::upper_bound(
-        history_.begin(), history_.end(), sent,
-        [](long v, const HistoryEvent& e) { return v < e.rv; });
+    const auto first = std::upper_bound(history_.begin(), history_.end(), sent,
+                                        [](long v, const HistoryEvent& e) { return v < e.rv; });
     for (auto e = first; e != history_.end(); ++e) {
       sent = e->rv;
       if (e->group != group || e->plural != plural || (!ns.empty() && e->ns != ns)) continue;
@@ -559,9 +589,10 @@ bool FakeKubeApiServer::StreamWatch(const std::string& group, const std::string&
     if (bookmarks && crd && bookmark_every_.count() > 0 && now - last_bookmark >= bookmark_every_) {
       sent = std::max(sent, resource_version_);
       lines.push_back(json{{"type", "BOOKMARK"},
-                           {"object", {{"kind", crd->kind},
-                                       {"apiVersion", crd->group + "/" + crd->version},
-                                       {"metadata", {{"resourceVersion", std::to_string(sent)}}}}}}
+                           {"object",
+                            {{"kind", crd->kind},
+                             {"apiVersion", crd->group + "/" + crd->version},
+                             {"metadata", {{"resourceVersion", std::to_string(sent)}}}}}}
                           .dump());
       last_bookmark = now;
     }

@@ -118,7 +118,8 @@ void Validate(const json& schema, const json& v, const std::string& path,
       found = found || e == v;
       list += (list.empty() ? "" : ", ") + Shown(e);
     }
-    if (!found) out.push_back(path + ": Unsupported value: " + Shown(v) + ": supported values: " + list);
+    if (!found)
+      out.push_back(path + ": Unsupported value: " + Shown(v) + ": supported values: " + list);
   }
   if (v.is_number()) ValidateNumber(schema, v, path, out);
   if (v.is_string() && schema.contains("maxLength") &&
@@ -152,11 +153,12 @@ std::vector<std::string> ValidateOpenApi(const json& schema, const json& value,
 
 std::vector<std::string> PruneUnknown(const json& schema, json& value, const std::string& path) {
   std::vector<std::string> out;
-  if (!schema.is_object() || schema.value("x-kubernetes-preserve-unknown-fields", false)) return out;
+  if (!schema.is_object() || schema.value("x-kubernetes-preserve-unknown-fields", false))
+    return out;
   if (value.is_array()) {
     for (size_t i = 0; i < value.size(); ++i) {
-      for (std::string& p : PruneUnknown(Get(schema, "items"), value[i],
-                                         path + "[" + std::to_string(i) + "]")) {
+      for (std::string& p :
+           PruneUnknown(Get(schema, "items"), value[i], path + "[" + std::to_string(i) + "]")) {
         out.push_back(std::move(p));
       }
     }

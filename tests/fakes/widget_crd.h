@@ -25,8 +25,7 @@ inline nlohmann::json WidgetCrd() {
                {"subresources", {{"status", nlohmann::json::object()}}},
                {"schema",
                 {{"openAPIV3Schema",
-                  {{"type", "object"},
-                   {"properties", {{"spec", open}, {"status", open}}}}}}}}}}}}};
+                  {{"type", "object"}, {"properties", {{"spec", open}, {"status", open}}}}}}}}}}}}};
 }
 
 inline nlohmann::json Widget(const std::string& ns, const std::string& name, int size) {

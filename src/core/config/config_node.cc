@@ -14,6 +14,7 @@
 #include <yaml-cpp/eventhandler.h>
 
 #include "core/bounded_file.h"
+#include "core/config/schema_recorder.h"
 
 #include "core/utf8.h"
 

@@ -20,10 +20,12 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include "core/config/schema_recorder.h"
 #include "core/result.h"
 
 namespace aiscale::config {
+
+class SchemaRecorder;  // schema_recorder.h
+enum class FieldType : int;
 
 struct ConfigError {
   std::string file;

@@ -66,13 +66,16 @@ void SchemaRecorder::Enum(const std::string& path, const std::vector<std::string
 
 void SchemaRecorder::Required(const std::string& path) {
   FieldSchema* f = At(path);
-  if (f) f->required = true;
+  if (!f) return;
+  f->required = true;
+  ++f->required_reads;
 }
 
 void SchemaRecorder::Known(const std::string& path, const std::vector<std::string>& keys) {
   FieldSchema* f = At(path);
   if (!f) return;
   f->types.insert(FieldType::kObject);
+  ++f->object_reads;
   f->known.insert(keys.begin(), keys.end());
 }
 

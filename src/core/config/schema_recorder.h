@@ -21,7 +21,16 @@ namespace aiscale::config {
 
 struct Bounds;
 
-enum class FieldType { kObject, kMap, kArray, kString, kInteger, kNumber, kBoolean, kDuration };
+enum class FieldType : int {
+  kObject,
+  kMap,
+  kArray,
+  kString,
+  kInteger,
+  kNumber,
+  kBoolean,
+  kDuration
+};
 
 struct FieldSchema {
   std::set<FieldType> types;  // more than one: readers disagree (or a field takes either)
@@ -29,7 +38,11 @@ struct FieldSchema {
   bool min_exclusive = false;
   std::set<std::string> enum_values;  // every allowed value of every Enum read here
   bool required = false;
-  std::set<std::string> known;  // kObject: the keys CheckKnown allowed, over every read
+  // How often it was read as required, and (kObject) how often its keys were checked: a field
+  // is required only where every read of its map required it (a policy's own required field
+  // is not required of the other policies sharing `policy`).
+  int required_reads = 0, object_reads = 0;
+  std::set<std::string> known;      // kObject: the keys CheckKnown allowed, over every read
   std::set<std::string> fallbacks;  // the default values readers passed, as text
   // Numeric reads, and how many of them had a lower and an upper bound: the schema bounds a
   // field only where every reader does (the loosest reader decides; each reader still checks
