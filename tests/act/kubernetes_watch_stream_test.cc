@@ -13,9 +13,7 @@ const std::string kAdded =
 const std::string kBookmark =
     R"({"type":"BOOKMARK","object":{"kind":"AIScaler","metadata":{"resourceVersion":"12"}}})";
 const std::string kGone =
-    R"({"type":"ERROR","object":{"kind":"Status","code":410,"reason":"Expired","message":"too old resource version: 5 (9)"
-}
-})";
+    R"j({"type":"ERROR","object":{"kind":"Status","code":410,"reason":"Expired","message":"too old resource version: 5 (9)"}})j";
 
 TEST(WatchStreamDecoder, EventsWhateverThePieces) {
   const std::string body = kAdded + "\n" + kBookmark + "\n\n" + kGone + "\n";

@@ -92,6 +92,7 @@ TEST_F(ControllerChangesTest, RemoveStopsManagingAndLeavesTheEngine) {
   ASSERT_TRUE(ctl_.Remove("ns/a").ok());
   EXPECT_EQ(Ticks("ns/a"), 1) << "its state is written on removal";
   source_.Set("queue_len", {70});
+  clock_.Advance(Seconds(15));  // the next fetch is due
   const std::vector<Decision> d = Tick();
   ASSERT_EQ(d.size(), 1u);
   EXPECT_EQ(d[0].workload, "ns/b");
