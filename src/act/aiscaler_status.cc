@@ -42,9 +42,16 @@ StatusCondition AbleToScale(const StatusInput& in) {
   }
   if (d.vetoed) return Cond("AbleToScale", true, "ScaleDownVetoed", d.stabilize_reason);
   if (d.recommendation.valid && d.stabilized != d.recommendation.desired) {
-    const bool down = d.recommendation.desired < d.stabilized;
-    return Cond("AbleToScale", true, down ? "ScaleDownStabilized" : "ScaleUpStabilized",
-                d.stabilize_reason);
+    // HPA's own words: the stabilizer's reason names the raw recommendation, which moves with
+    // every sample and would make each tick's status a change worth writing.
+    if (d.recommendation.desired < d.stabilized) {
+      return Cond("AbleToScale", true, "ScaleDownStabilized",
+                  "recent recommendations were higher than current one, applying the highest "
+                  "recent recommendation");
+    }
+    return Cond("AbleToScale", true, "ScaleUpStabilized",
+                "recent recommendations were lower than current one, applying the lowest recent "
+                "recommendation");
   }
   return Cond("AbleToScale", true, "ReadyForNewScale", "recommended size matches current size");
 }

@@ -7,6 +7,7 @@
 #include "cli/aiscaler_spec.h"
 #include "cli/controller_config.h"
 #include "core/config/config_node.h"
+#include "decide/pool_config.h"
 
 namespace aiscale::cli {
 namespace {
@@ -133,6 +134,26 @@ policy: {name: static-peak, replicas: 2}
 
 // Keys a reader knows only to refuse them with a better message (training's old `cooldown`
 // and `min_epochs`): left out of the schema.
+// A workload in a shared GPU pool (its fields are read only when the config has a `pool:`),
+// read with kSamplePool.
+constexpr const char* kPoolSample = R"(
+name: pooled
+kind: TrainingJob
+min_replicas: 1
+max_replicas: 8
+tenant: research
+priority: training
+gpus_per_replica: 8
+shrinkable: true
+shrink_floor: 2
+policy: {name: static, replicas: 2}
+)";
+constexpr const char* kSamplePool = R"(
+pool:
+  size: 64
+  tenants: [{name: research, guaranteed: 16}, {name: prod, guaranteed: 32}]
+)";
+
 const std::set<std::string> kRefused = {"policy.cooldown", "policy.min_epochs"};
 // The file's ways of naming a workload and its engine; an AIScaler has metadata and
 // scaleTargetRef instead.
@@ -326,6 +347,17 @@ Result<Fields> RecordWorkloadSchema() {
     if (!errors.empty()) {
       return Status::Internal("a CRD sample does not read: " + errors.ToStatus().message());
     }
+  }
+  config::ConfigErrors pool_errors;  // the pool's own fields are not a workload's: not recorded
+  const PoolSpec pool =
+      decide::ParsePool(config::ParseConfig(kSamplePool, "sample pool", pool_errors).Child("pool"));
+  config::ConfigErrors errors;
+  errors.set_recorder(&recorder);
+  const config::ConfigNode root = config::ParseConfig(AsSpec(kPoolSample), "sample", errors);
+  ParseWorkloadEntry(root.Child("spec"), reg, 15, sources, &pool);
+  if (!errors.empty() || !pool_errors.empty()) {
+    return Status::Internal("the CRD's pool sample does not read: " +
+                            (errors.empty() ? pool_errors : errors).ToStatus().message());
   }
   return recorder.fields();
 }

@@ -186,7 +186,8 @@ ParsedAiScaler ParseAiScaler(const json& object, const AiScalerContext& ctx) {
   const config::ConfigNode root = config::ParseConfig(text, "AIScaler " + p.key, errs);
   std::optional<WorkloadSpec> ws;
   if (root.IsDefined()) {
-    ws = ParseWorkloadEntry(root.Child("spec"), *ctx.registries, ctx.period_s, *ctx.sources);
+    ws = ParseWorkloadEntry(root.Child("spec"), *ctx.registries, ctx.period_s, *ctx.sources,
+                            ctx.pool);
   }
   for (const config::ConfigError& e : errs.all()) {
     const std::string path = ObjectPath(e.path);

@@ -36,6 +36,7 @@ struct AiScalerContext {
   double period_s = 15;
   act::KubeAuthConfig auth;  // how its target is reached (the watch's own connection)
   Duration call_timeout = Seconds(10);
+  const PoolSpec* pool = nullptr;  // the config file's shared GPU pool, if it has one
 };
 
 struct ParsedAiScaler {

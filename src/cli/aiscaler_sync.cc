@@ -137,7 +137,8 @@ std::optional<std::string> AiScalerSync::Bind(Object& o, const WorkloadSpec& spe
   if (!a.ok()) return "spec.scaleTargetRef: " + a.status().message();
   control::SourceLookup lookup;
   lookup.by_name = env_.source_by_name;
-  Result<control::WorkloadBinding> b = control::Assemble(spec, spec.pipeline, lookup, a->get());
+  Result<control::WorkloadBinding> b =
+      control::Assemble(spec, spec.pipeline, lookup, a->get(), env_.ctx.pool);
   if (!b.ok()) return "spec.signals: " + b.status().message();
   b->state_key = "aiscaler/" + o.meta.uid;
   if (o.meta.pause.any()) {

@@ -29,6 +29,7 @@ Result<std::unique_ptr<AiScalerWatch>> AiScalerWatch::Make(AiScalerWatchEnv env)
   AiScalerSyncEnv se;
   se.ctx = {w->env_.registries, &w->env_.config->sources, w->env_.config->period_s, cfg.auth,
             cfg.call_timeout};
+  if (w->env_.config->pool) se.ctx.pool = &*w->env_.config->pool;
   AiScalerWatch* self = w.get();
   se.make_actuator = [self](const WorkloadSpec& spec) -> Result<std::unique_ptr<Actuator>> {
     if (!spec.target) return Status::Invalid("no target");

@@ -1,6 +1,8 @@
 // `aiscale run -c FILE [--dry-run] [--once] [--verbose]`: the controller live (cli/daemon.h).
 // SIGTERM and SIGINT stop it after the tick in flight; it then stops the replicas it started
-// and exits 0. Signals are taken by one thread with sigwait, so no handler runs inside a tick.
+// and exits 0. SIGHUP reloads the config file (validated first; a bad file is logged and the
+// running config kept). Signals are taken by one thread with sigwait, so no handler runs inside
+// a tick.
 #include <pthread.h>
 #include <signal.h>
 
@@ -78,6 +80,7 @@ int Run(const Args& args) {
   sigemptyset(&stop_signals);
   sigaddset(&stop_signals, SIGTERM);
   sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGHUP);
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
   auto daemon = Daemon::Build(std::move(cfg).value(), f.opt, std::cerr);
   if (!daemon.ok()) {
@@ -86,9 +89,16 @@ int Run(const Args& args) {
   }
   Daemon* d = daemon->get();
   std::thread waiter([&stop_signals, d] {
-    int sig = 0;
-    sigwait(&stop_signals, &sig);
-    if (sig != 0) d->RequestStop();
+    for (;;) {
+      int sig = 0;
+      if (sigwait(&stop_signals, &sig) != 0) return;
+      if (sig == SIGHUP) {
+        d->RequestReload();
+        continue;
+      }
+      d->RequestStop();
+      return;
+    }
   });
   const Status st = d->Run();
   // Wake the waiter if it is still waiting (a --once run, or a stop from elsewhere).

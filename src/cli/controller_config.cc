@@ -5,8 +5,10 @@
 #include <set>
 
 #include "act/actuator_registry.h"
+#include "cli/api_token.h"
 #include "decide/pipeline.h"
 #include "decide/policy_registry.h"
+#include "decide/pool_config.h"
 #include "monitor/source_registry.h"
 
 namespace aiscale::cli {
@@ -69,12 +71,15 @@ void CheckBound(const ConfigNode& w, const WorkloadSpec& spec) {
 
 // `named` is called once the name is read (the file checks it is not listed twice).
 std::optional<WorkloadSpec> ReadEntry(const ConfigNode& w, const Registries& reg, double period_s,
-                                      const std::vector<SourceSpec>& sources,
+                                      const std::vector<SourceSpec>& sources, const PoolSpec* pool,
                                       const std::function<void(const WorkloadSpec&)>& named) {
   std::vector<std::string> known = decide::CommonWorkloadFields();
   known.insert(known.end(), {"signals", "target"});
+  known.insert(known.end(), decide::PoolWorkloadFields().begin(),
+               decide::PoolWorkloadFields().end());
   w.CheckKnown(known);
   WorkloadSpec spec = decide::ReadWorkloadFields(w, period_s);
+  decide::ReadPoolMembership(w, pool, spec);
   if (named) named(spec);
   spec.signals = ParseSignals(w, sources);
   if (w.Has("target")) {
@@ -104,11 +109,12 @@ void ParseWorkload(const ConfigNode& w, const Registries& reg, ControllerConfig&
     return;
   }
   std::optional<WorkloadSpec> spec =
-      ReadEntry(w, reg, cfg.period_s, cfg.sources, [&](const WorkloadSpec& s) {
-        if (!s.ref.name.empty() && !keys.insert(s.ref.Key()).second) {
-          w.ErrorAt("name", "workload '" + s.ref.Key() + "' is listed twice");
-        }
-      });
+      ReadEntry(w, reg, cfg.period_s, cfg.sources, cfg.pool ? &*cfg.pool : nullptr,
+                [&](const WorkloadSpec& s) {
+                  if (!s.ref.name.empty() && !keys.insert(s.ref.Key()).second) {
+                    w.ErrorAt("name", "workload '" + s.ref.Key() + "' is listed twice");
+                  }
+                });
   if (spec) cfg.workloads.push_back(std::move(*spec));
 }
 
@@ -128,19 +134,38 @@ void ParseSources(const ConfigNode& spec, const Registries& reg, ControllerConfi
   }
 }
 
-void ParseServer(const ConfigNode& spec, ControllerConfig& cfg) {
-  const ConfigNode s = spec.Child("server");
-  if (!s.IsDefined()) return;
-  s.CheckKnown({"enabled", "host", "port"});
-  cfg.server.enabled = s.Bool("enabled", cfg.server.enabled);
-  cfg.server.host = s.String("host", cfg.server.host);
-  cfg.server.port = s.Int("port", cfg.server.port, config::Between(0, 65535));
-}
-
 // Relative paths in the file are relative to the file's own directory.
 std::string Resolve(const std::string& path, const std::string& file) {
   if (path.empty() || file.empty() || std::filesystem::path(path).is_absolute()) return path;
   return (std::filesystem::path(file).parent_path() / path).lexically_normal().string();
+}
+
+void ParseServer(const ConfigNode& spec, ControllerConfig& cfg) {
+  const ConfigNode s = spec.Child("server");
+  if (!s.IsDefined()) return;
+  s.CheckKnown({"enabled", "host", "port", "token", "token_file"});
+  cfg.server.enabled = s.Bool("enabled", cfg.server.enabled);
+  cfg.server.host = s.String("host", cfg.server.host);
+  cfg.server.port = s.Int("port", cfg.server.port, config::Between(0, 65535));
+  if (s.Has("token") && s.Has("token_file")) {
+    s.ErrorAt("token", "give token or token_file, not both");
+    return;
+  }
+  if (s.Has("token_file")) {
+    cfg.server.token_file = Resolve(s.String("token_file", ""), cfg.file);
+    auto t = ReadTokenFile(cfg.server.token_file);
+    if (!t.ok()) {
+      s.ErrorAt("token_file", t.status().message());
+    } else {
+      cfg.server.token = std::move(t).value();
+    }
+  } else if (s.Has("token")) {
+    cfg.server.token = s.String("token", "");
+  }
+  if (const Status st = CheckToken(cfg.server.token); !st.ok()) {
+    s.ErrorAt(s.Has("token") ? "token" : "token_file", st.message());
+    cfg.server.token.clear();
+  }
 }
 
 // `store:` is the file's path, or a map:
@@ -177,7 +202,7 @@ void ParseStore(const ConfigNode& spec, ControllerConfig& cfg) {
 
 void ParseSpec(const ConfigNode& spec, const Registries& reg, ControllerConfig& cfg) {
   spec.CheckKnown({"period", "store", "run_dir", "server", "sources", "workloads",
-                   "leader_election", "aiscalers"});
+                   "leader_election", "aiscalers", "pool"});
   cfg.period_s = spec.DurationSeconds("period", cfg.period_s, Above(0));
   ParseStore(spec, cfg);
   cfg.run_dir = Resolve(spec.String("run_dir", ""), cfg.file);
@@ -187,6 +212,7 @@ void ParseSpec(const ConfigNode& spec, const Registries& reg, ControllerConfig& 
     cfg.leader_election = act::LeaderElectionConfig::Parse(spec.Child("leader_election"));
   }
   ParseSources(spec, reg, cfg);
+  if (spec.Has("pool")) cfg.pool = decide::ParsePool(spec.Child("pool"));
   if (spec.Has("aiscalers")) cfg.aiscalers = AiScalerWatchConfig::Parse(spec.Child("aiscalers"));
   if (!spec.Has("workloads")) {
     // With AIScalers watched, the file may name no workload of its own.
@@ -209,13 +235,14 @@ Result<WorkloadRegistries> WorkloadRegistries::Default() {
 
 std::optional<WorkloadSpec> ParseWorkloadEntry(const ConfigNode& w, const WorkloadRegistries& reg,
                                                double period_s,
-                                               const std::vector<SourceSpec>& sources) {
+                                               const std::vector<SourceSpec>& sources,
+                                               const PoolSpec* pool) {
   const size_t before = w.errors()->size();
   if (!w.IsMap()) {
     w.Error("must be a map with name, kind, policy, ...");
     return std::nullopt;
   }
-  std::optional<WorkloadSpec> spec = ReadEntry(w, reg, period_s, sources, nullptr);
+  std::optional<WorkloadSpec> spec = ReadEntry(w, reg, period_s, sources, pool, nullptr);
   if (w.errors()->size() > before) return std::nullopt;
   return spec;
 }

@@ -34,6 +34,10 @@ struct ServerConfig {
   bool enabled = true;
   std::string host = "127.0.0.1";  // loopback unless the user says otherwise
   int port = 9464;                 // 0: any free port
+  // The bearer token of the steering endpoints (pause, resume, pin), read from `token_file`
+  // (or given inline as `token`); empty: steering is off. Never logged.
+  std::string token;
+  std::string token_file;  // where it was read from, resolved against the config's directory
 };
 
 // What `store: PATH` means: changes and 5-minute heartbeats, everything kept, fsync per commit.
@@ -56,6 +60,9 @@ struct ControllerConfig {
   // target's `auth:` (in-cluster, else $KUBECONFIG, else ~/.kube/config).
   act::LeaderElectionConfig leader_election;
   std::vector<SourceSpec> sources;
+  // `pool:`: the shared GPU pool every workload is placed in (decide/pool_config.h); absent:
+  // each workload is scaled on its own.
+  std::optional<PoolSpec> pool;
   std::vector<WorkloadSpec> workloads;
   // `aiscalers:`: workloads from AIScaler objects watched on Kubernetes (docs/kubernetes.md).
   AiScalerWatchConfig aiscalers;
@@ -71,10 +78,12 @@ struct WorkloadRegistries {
 
 // One workload map as the file's spec.workloads entries are read (an AIScaler's spec is turned
 // into the same map): name, kind, bounds, behavior, policy, signals (each naming one of
-// `sources`) and target. Every error is recorded at its field; nullopt when any was.
+// `sources`) and target, and its place in `pool` (null: no pool; a pool field is an error).
+// Every error is recorded at its field; nullopt when any was.
 std::optional<WorkloadSpec> ParseWorkloadEntry(const config::ConfigNode& w,
                                                const WorkloadRegistries& reg, double period_s,
-                                               const std::vector<SourceSpec>& sources);
+                                               const std::vector<SourceSpec>& sources,
+                                               const PoolSpec* pool = nullptr);
 
 // Reads a parsed ControllerConfig document, header included. Every error is recorded in
 // root.errors(); the result is an error when any was recorded.

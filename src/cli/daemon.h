@@ -18,20 +18,25 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
 
 #include "act/kubernetes_lease.h"
 #include "cli/aiscaler_watch.h"
+#include "cli/config_reload.h"
 #include "cli/controller_config.h"
 #include "control/controller.h"
 #include "control/executor.h"
 #include "control/live_board.h"
+#include "control/steering_board.h"
 #include "core/curl_http_client.h"
 #include "core/system_clock.h"
 #include "core/telemetry.h"
+#include "decide/allocator.h"
 #include "server/api_server.h"
+#include "server/steering_handlers.h"
 
 namespace aiscale::cli {
 
@@ -49,6 +54,10 @@ class Daemon {
   // Ticks until RequestStop (or once); returns when everything is stopped.
   Status Run();
   void RequestStop();
+  // Re-reads the config file before the next tick (SIGHUP): see cli/config_reload.h. A file
+  // with errors, or one that changes what needs a restart, is rejected and logged with why;
+  // the running config stays. Safe to call from any thread.
+  void RequestReload() { reload_ = true; }
   int server_port() const { return server_ ? server_->port() : 0; }
 
  private:
@@ -59,8 +68,8 @@ class Daemon {
   Status AddWorkloads();
   // With `aiscalers:` set: the watches, the status writer and the sync (cli/aiscaler_watch.h).
   Status MakeAiScalers();
-  // Waits until `t` like WaitUntil, applying watched AIScaler changes as they come.
-  bool WaitForTick(TimePoint t);
+  // The pool's size source (a configured number, or the engine's report).
+  Status MakePoolSource();
   void PublishBounds();
   Status StartServer();
   Status MakeElector();
@@ -74,6 +83,9 @@ class Daemon {
   // Waits up to `limit` for the fetches in flight, so the first tick sees data.
   void AwaitFirstFetches(Duration limit);
   void TickOnce();
+  // Waits for the next tick, doing any reload asked for meanwhile; false on stop.
+  bool WaitForTick(TimePoint next);
+  void Reload();  // daemon_reload.cc
   void Shutdown();
   bool WaitUntil(TimePoint t);  // false when a stop was requested first
 
@@ -92,8 +104,14 @@ class Daemon {
   // Before controller_, so it is destroyed after it: the Controller holds its actuators.
   std::unique_ptr<WorkloadRegistries> registries_;
   std::unique_ptr<AiScalerWatch> aiscalers_;
+  std::unique_ptr<PoolSource> pool_source_;  // null: no pool
+  decide::Allocator allocator_;
   std::unique_ptr<control::Controller> controller_;
   std::unique_ptr<server::ApiServer> server_;
+  std::unique_ptr<control::SteeringBoard> steering_;  // overrides set through the API
+  server::TokenGate gate_;                            // the steering endpoints' token
+  std::optional<RestartParts> running_parts_;         // of the file as last loaded, for reloads
+  std::atomic<bool> reload_{false};
   std::unique_ptr<act::LeaseElector> elector_;  // null: leader election off, always applies
   std::mutex leader_mu_;                        // guards was_leader_ and logged_error_
   bool was_leader_ = false;

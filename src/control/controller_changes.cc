@@ -41,15 +41,20 @@ Status Controller::Replace(WorkloadBinding b) {
   if (i == workloads_.size()) {
     return Status::NotFound("unable to replace workload " + key + ": not managed");
   }
+  RETURN_IF_ERROR(CheckPool(b, key));
   Workload& old = *workloads_[i];
   auto w = std::make_unique<Workload>(std::move(b));
   const std::string base = w->binding.state_key.empty() ? key : w->binding.state_key;
   if (base + "/policy" == old.policy_key) {
     // The same object: its stabilizer state (windows, the last scale) stays whatever changed,
     // its policy state only while the policy is the same one.
+    w->key = key;
     w->policy_key = old.policy_key;
     w->stabilizer_key = old.stabilizer_key;
+    w->pool_key = old.pool_key;
     w->stabilizer_state = std::move(old.stabilizer_state);
+    w->pool_state = std::move(old.pool_state);
+    w->last_current = old.last_current;
     if (w->binding.policy->Name() == old.binding.policy->Name()) {
       w->policy_state = std::move(old.policy_state);
     }

@@ -151,7 +151,7 @@ TEST_F(AiScalerSyncTest, InvalidObjectIsReportedAndTouchesNothingElse) {
   EXPECT_NE(active->message.find("spec.policy.metrics[0].target.value"), std::string::npos)
       << active->message;
   EXPECT_EQ(Tick().size(), 1u);
-  EXPECT_EQ(engine_.state["ai/good"].current, 3);
+  EXPECT_EQ(engine_.state["ai/good"].current, 5) << "hpa: 50 in flight, 10 per pod: 1 -> 5";
 
   // The good one turns bad: no longer acted on; fixed again: acted on, its state kept (UID).
   json broken = Object("good", "u-g", 8, "5");
