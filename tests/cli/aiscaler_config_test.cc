@@ -54,9 +54,11 @@ TEST(AiScalerWatchConfig, BadValuesNameTheirField) {
   const std::vector<Case> cases = {
       {"not a map", "aiscalers: [a]", "spec.aiscalers: must be a map"},
       {"unknown field", "aiscalers: {namespace: [a]}", "spec.aiscalers.namespace: unknown field"},
-      {"namespace not a label", "aiscalers: {namespaces: [Serving]}", "spec.aiscalers.namespaces[0]"},
+      {"namespace not a label", "aiscalers: {namespaces: [Serving]}",
+       "spec.aiscalers.namespaces[0]"},
       {"namespace twice", "aiscalers: {namespaces: [a, a]}", "listed twice"},
-      {"namespaces not a list", "aiscalers: {namespaces: a}", "spec.aiscalers.namespaces: must be a list"},
+      {"namespaces not a list", "aiscalers: {namespaces: a}",
+       "spec.aiscalers.namespaces: must be a list"},
       {"bad timeout", "aiscalers: {timeout: 0s}", "spec.aiscalers.timeout"},
       {"bad qps", "aiscalers: {status: {qps: 0}}", "spec.aiscalers.status.qps"},
       {"bad auth", "aiscalers: {auth: {in_cluster: true, context: x}}", "in_cluster"},

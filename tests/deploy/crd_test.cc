@@ -71,7 +71,8 @@ TEST(DeployCrd, IsStructuralWithStatusColumnsAndShortName) {
   CheckStructural(v["schema"]["openAPIV3Schema"], "", untyped);
   for (const std::string& p : untyped) ADD_FAILURE() << "no type at " << p;
   std::vector<std::string> columns;
-  for (const json& c : v["additionalPrinterColumns"]) columns.push_back(c["name"].get<std::string>());
+  for (const json& c : v["additionalPrinterColumns"])
+    columns.push_back(c["name"].get<std::string>());
   EXPECT_EQ(columns,
             (std::vector<std::string>{"Reference", "Targets", "Min", "Max", "Replicas", "Age"}));
   const json& spec = v["schema"]["openAPIV3Schema"]["properties"]["spec"];
