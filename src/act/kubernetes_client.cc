@@ -65,9 +65,8 @@ KubeClient::KubeClient(const KubeEndpoint& endpoint, HttpClient& http, Clock& cl
       options_(options),
       rng_(options.seed ? options.seed : std::random_device{}()) {}
 
-Result<HttpResponse> KubeClient::Attempt(const std::string& method, const std::string& url,
-                                         const std::string& body, const std::string& content_type,
-                                         Duration timeout) {
+Result<HttpRequest> KubeClient::MakeRequest(const std::string& method, const std::string& url,
+                                            Duration timeout, std::string& token) {
   HttpRequest req;
   req.method = method;
   req.url = url;
@@ -75,8 +74,16 @@ Result<HttpResponse> KubeClient::Attempt(const std::string& method, const std::s
   req.timeout = timeout;
   req.headers.emplace_back("Accept", "application/json");
   req.headers.emplace_back("User-Agent", "aiscale");
-  ASSIGN_OR_RETURN(const std::string token, token_.Token());
+  ASSIGN_OR_RETURN(token, token_.Token());
   if (!token.empty()) req.headers.emplace_back("Authorization", "Bearer " + token);
+  return req;
+}
+
+Result<HttpResponse> KubeClient::Attempt(const std::string& method, const std::string& url,
+                                         const std::string& body, const std::string& content_type,
+                                         Duration timeout) {
+  std::string token;
+  ASSIGN_OR_RETURN(HttpRequest req, MakeRequest(method, url, timeout, token));
   if (!body.empty()) {
     req.headers.emplace_back("Content-Type", content_type);
     req.body = body;
@@ -89,6 +96,20 @@ Result<HttpResponse> KubeClient::Attempt(const std::string& method, const std::s
     return Status::FromCode(r.status().code(), m);
   }
   if (r->status < 200 || r->status >= 300) Redact(r->body, token);
+  return r;
+}
+
+Result<HttpResponse> KubeClient::Stream(const std::string& path, const StreamHandler& handler,
+                                        Duration timeout) {
+  std::string token;
+  ASSIGN_OR_RETURN(HttpRequest req, MakeRequest("GET", server_ + path, timeout, token));
+  Result<HttpResponse> r = http_.Stream(req, handler);
+  if (!r.ok()) {
+    std::string m = r.status().message();
+    Redact(m, token);
+    return Status::FromCode(r.status().code(), "unable to GET " + path + ": " + m);
+  }
+  Redact(r->body, token);
   return r;
 }
 

@@ -43,9 +43,17 @@ class KubeClient {
   Result<nlohmann::json> Call(const std::string& method, const std::string& path,
                               const std::string& body = "",
                               const std::string& content_type = "application/json");
+  // A streamed GET of `path` (a watch), once, without retries (the caller's loop decides):
+  // a 2xx body goes to `handler` as it arrives, `timeout` bounds the whole exchange. The
+  // answer's status comes back with, when not 2xx, its body; a transport failure is an error.
+  Result<HttpResponse> Stream(const std::string& path, const StreamHandler& handler,
+                              Duration timeout);
   const std::string& server() const { return server_; }
 
  private:
+  // The request every call sends: Accept, User-Agent, the bearer token, TLS.
+  Result<HttpRequest> MakeRequest(const std::string& method, const std::string& url,
+                                  Duration timeout, std::string& token);
   // One attempt: the response, or a transport error.
   Result<HttpResponse> Attempt(const std::string& method, const std::string& url,
                                const std::string& body, const std::string& content_type,

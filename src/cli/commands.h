@@ -18,6 +18,7 @@ int Validate(const Args& args);               // cmd_validate.cc
 int Run(const Args& args);                    // cmd_run.cc
 int Explain(const Args& args);                // cmd_explain.cc
 int Calibrate(const Args& args);              // cmd_calibrate.cc
+int Crd(const Args& args);                    // cmd_crd.cc
 int ShowStatus(const Args& args);             // cmd_status.cc
 int Pause(const Args& args);                  // cmd_steer.cc
 int Resume(const Args& args);                 // cmd_steer.cc

@@ -1,6 +1,7 @@
 #include "cli/controller_config.h"
 
 #include <filesystem>
+#include <functional>
 #include <set>
 
 #include "act/actuator_registry.h"
@@ -16,18 +17,7 @@ namespace {
 using config::Above;
 using config::ConfigNode;
 
-struct Registries {
-  decide::PolicyRegistry policies;
-  monitor::SourceRegistry sources;
-  act::ActuatorRegistry actuators;
-};
-
-Result<Registries> DefaultRegistries() {
-  ASSIGN_OR_RETURN(auto policies, decide::PolicyRegistry::Default());
-  ASSIGN_OR_RETURN(auto sources, monitor::DefaultSourceRegistry());
-  ASSIGN_OR_RETURN(auto actuators, act::DefaultActuatorRegistry());
-  return Registries{std::move(policies), std::move(sources), std::move(actuators)};
-}
+using Registries = WorkloadRegistries;
 
 std::string Names(const std::vector<SourceSpec>& sources) {
   std::string out;
@@ -79,41 +69,53 @@ void CheckBound(const ConfigNode& w, const WorkloadSpec& spec) {
   }
 }
 
-void ParseWorkload(const ConfigNode& w, const Registries& reg, ControllerConfig& cfg,
-                   std::set<std::string>& keys) {
-  if (!w.IsMap()) {
-    w.Error("must be a map with name, kind, policy, ...");
-    return;
-  }
+// `named` is called once the name is read (the file checks it is not listed twice).
+std::optional<WorkloadSpec> ReadEntry(const ConfigNode& w, const Registries& reg, double period_s,
+                                      const std::vector<SourceSpec>& sources, const PoolSpec* pool,
+                                      const std::function<void(const WorkloadSpec&)>& named) {
   std::vector<std::string> known = decide::CommonWorkloadFields();
   known.insert(known.end(), {"signals", "target"});
   known.insert(known.end(), decide::PoolWorkloadFields().begin(),
                decide::PoolWorkloadFields().end());
   w.CheckKnown(known);
-  WorkloadSpec spec = decide::ReadWorkloadFields(w, cfg.period_s);
-  decide::ReadPoolMembership(w, cfg.pool ? &*cfg.pool : nullptr, spec);
-  if (!spec.ref.name.empty() && !keys.insert(spec.ref.Key()).second) {
-    w.ErrorAt("name", "workload '" + spec.ref.Key() + "' is listed twice");
-  }
-  spec.signals = ParseSignals(w, cfg.sources);
+  WorkloadSpec spec = decide::ReadWorkloadFields(w, period_s);
+  decide::ReadPoolMembership(w, pool, spec);
+  if (named) named(spec);
+  spec.signals = ParseSignals(w, sources);
   if (w.Has("target")) {
     auto target = reg.actuators.Parse(w.Child("target"));
     if (target.ok()) spec.target = std::move(target).value();
   }
   if (!w.Has("policy")) {
     w.Error("missing required field 'policy'");
-    return;
+    return std::nullopt;
   }
   const ConfigNode policy = w.Child("policy");
   if (!policy.IsMap()) {
     w.ErrorAt("policy", "must be a map with a name, e.g. {name: static, replicas: 2}");
-    return;
+    return std::nullopt;
   }
-  auto pipeline = decide::BuildPipeline(reg.policies, w, policy, cfg.period_s, spec.cold_start_s);
-  if (!pipeline.ok()) return;  // its config errors are recorded
+  auto pipeline = decide::BuildPipeline(reg.policies, w, policy, period_s, spec.cold_start_s);
+  if (!pipeline.ok()) return std::nullopt;  // its config errors are recorded
   spec.pipeline = std::move(pipeline).value();
   CheckBound(w, spec);
-  cfg.workloads.push_back(std::move(spec));
+  return spec;
+}
+
+void ParseWorkload(const ConfigNode& w, const Registries& reg, ControllerConfig& cfg,
+                   std::set<std::string>& keys) {
+  if (!w.IsMap()) {
+    w.Error("must be a map with name, kind, policy, ...");
+    return;
+  }
+  std::optional<WorkloadSpec> spec =
+      ReadEntry(w, reg, cfg.period_s, cfg.sources, cfg.pool ? &*cfg.pool : nullptr,
+                [&](const WorkloadSpec& s) {
+                  if (!s.ref.name.empty() && !keys.insert(s.ref.Key()).second) {
+                    w.ErrorAt("name", "workload '" + s.ref.Key() + "' is listed twice");
+                  }
+                });
+  if (spec) cfg.workloads.push_back(std::move(*spec));
 }
 
 void ParseSources(const ConfigNode& spec, const Registries& reg, ControllerConfig& cfg) {
@@ -199,8 +201,8 @@ void ParseStore(const ConfigNode& spec, ControllerConfig& cfg) {
 }
 
 void ParseSpec(const ConfigNode& spec, const Registries& reg, ControllerConfig& cfg) {
-  spec.CheckKnown(
-      {"period", "store", "run_dir", "server", "sources", "workloads", "leader_election", "pool"});
+  spec.CheckKnown({"period", "store", "run_dir", "server", "sources", "workloads",
+                   "leader_election", "aiscalers", "pool"});
   cfg.period_s = spec.DurationSeconds("period", cfg.period_s, Above(0));
   ParseStore(spec, cfg);
   cfg.run_dir = Resolve(spec.String("run_dir", ""), cfg.file);
@@ -211,8 +213,10 @@ void ParseSpec(const ConfigNode& spec, const Registries& reg, ControllerConfig& 
   }
   ParseSources(spec, reg, cfg);
   if (spec.Has("pool")) cfg.pool = decide::ParsePool(spec.Child("pool"));
+  if (spec.Has("aiscalers")) cfg.aiscalers = AiScalerWatchConfig::Parse(spec.Child("aiscalers"));
   if (!spec.Has("workloads")) {
-    spec.Error("missing required field 'workloads'");
+    // With AIScalers watched, the file may name no workload of its own.
+    if (!cfg.aiscalers.enabled) spec.Error("missing required field 'workloads'");
   } else if (spec.Child("workloads").IsSequence() && spec.Child("workloads").Items().empty()) {
     spec.ErrorAt("workloads", "must list at least one workload");
   }
@@ -221,6 +225,27 @@ void ParseSpec(const ConfigNode& spec, const Registries& reg, ControllerConfig& 
 }
 
 }  // namespace
+
+Result<WorkloadRegistries> WorkloadRegistries::Default() {
+  ASSIGN_OR_RETURN(auto policies, decide::PolicyRegistry::Default());
+  ASSIGN_OR_RETURN(auto sources, monitor::DefaultSourceRegistry());
+  ASSIGN_OR_RETURN(auto actuators, act::DefaultActuatorRegistry());
+  return WorkloadRegistries{std::move(policies), std::move(sources), std::move(actuators)};
+}
+
+std::optional<WorkloadSpec> ParseWorkloadEntry(const ConfigNode& w, const WorkloadRegistries& reg,
+                                               double period_s,
+                                               const std::vector<SourceSpec>& sources,
+                                               const PoolSpec* pool) {
+  const size_t before = w.errors()->size();
+  if (!w.IsMap()) {
+    w.Error("must be a map with name, kind, policy, ...");
+    return std::nullopt;
+  }
+  std::optional<WorkloadSpec> spec = ReadEntry(w, reg, period_s, sources, pool, nullptr);
+  if (w.errors()->size() > before) return std::nullopt;
+  return spec;
+}
 
 Result<ControllerConfig> ParseControllerConfig(const ConfigNode& root) {
   const size_t before = root.errors()->size();
@@ -234,7 +259,7 @@ Result<ControllerConfig> ParseControllerConfig(const ConfigNode& root) {
     if (root.errors()->size() == before) root.Error("empty document");
     return failed();
   }
-  auto reg = DefaultRegistries();
+  auto reg = WorkloadRegistries::Default();
   if (!reg.ok()) return reg.status();
   config::CheckHeader(root, {"ControllerConfig"});
   root.CheckKnown({"apiVersion", "kind", "metadata", "spec"});

@@ -18,10 +18,14 @@
 #include <string>
 #include <vector>
 
+#include "act/actuator_registry.h"
 #include "act/kubernetes_lease.h"
+#include "cli/aiscaler_config.h"
 #include "core/config/config_node.h"
 #include "core/result.h"
 #include "core/spec.h"
+#include "decide/policy_registry.h"
+#include "monitor/source_registry.h"
 #include "store/store_options.h"
 
 namespace aiscale::cli {
@@ -60,7 +64,26 @@ struct ControllerConfig {
   // each workload is scaled on its own.
   std::optional<PoolSpec> pool;
   std::vector<WorkloadSpec> workloads;
+  // `aiscalers:`: workloads from AIScaler objects watched on Kubernetes (docs/kubernetes.md).
+  AiScalerWatchConfig aiscalers;
 };
+
+// What a workload's fields are read with: the policy, source and engine registries.
+struct WorkloadRegistries {
+  decide::PolicyRegistry policies;
+  monitor::SourceRegistry sources;
+  act::ActuatorRegistry actuators;
+  static Result<WorkloadRegistries> Default();
+};
+
+// One workload map as the file's spec.workloads entries are read (an AIScaler's spec is turned
+// into the same map): name, kind, bounds, behavior, policy, signals (each naming one of
+// `sources`) and target, and its place in `pool` (null: no pool; a pool field is an error).
+// Every error is recorded at its field; nullopt when any was.
+std::optional<WorkloadSpec> ParseWorkloadEntry(const config::ConfigNode& w,
+                                               const WorkloadRegistries& reg, double period_s,
+                                               const std::vector<SourceSpec>& sources,
+                                               const PoolSpec* pool = nullptr);
 
 // Reads a parsed ControllerConfig document, header included. Every error is recorded in
 // root.errors(); the result is an error when any was recorded.

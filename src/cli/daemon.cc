@@ -33,6 +33,7 @@ Result<std::unique_ptr<Daemon>> Daemon::Build(ControllerConfig cfg, DaemonOption
   RETURN_IF_ERROR(d->MakeSources());
   RETURN_IF_ERROR(d->AddWorkloads());
   RETURN_IF_ERROR(d->MakeElector());
+  RETURN_IF_ERROR(d->MakeAiScalers());
   RETURN_IF_ERROR(d->StartServer());
   return d;
 }
@@ -298,7 +299,9 @@ void Daemon::AwaitFirstFetches(Duration limit) {
 
 bool Daemon::TickOnce() {
   SyncLeader();  // the verdict as of now, not as of the elector thread's last look
+  if (aiscalers_) aiscalers_->Apply(*controller_);
   const std::vector<Decision> decisions = controller_->Tick();
+  if (aiscalers_) aiscalers_->AfterTick(decisions);
   bool all_completed = !decisions.empty();
   for (size_t i = 0; i < decisions.size(); ++i) {
     const Decision& d = decisions[i];
@@ -319,6 +322,14 @@ bool Daemon::TickOnce() {
 Status Daemon::Run() {
   const Duration period = Seconds(cfg_.period_s);
   if (elector_) elector_->Step();  // a sole candidate leads from the first tick on
+  if (aiscalers_) {
+    aiscalers_->Start();
+    if (!aiscalers_->AwaitSynced(Seconds(10))) {
+      log_ << "aiscale: AIScalers not listed yet; their workloads join as the watch delivers "
+              "them\n";
+    }
+    aiscalers_->Apply(*controller_);
+  }
   if (opt_.once) {
     controller_->Collect();
     AwaitFirstFetches(std::min(Seconds(cfg_.period_s), Seconds(5)) + Seconds(0.5));
@@ -351,10 +362,41 @@ Status Daemon::Run() {
   return Status::Ok();
 }
 
+Status Daemon::MakeAiScalers() {
+  if (!cfg_.aiscalers.enabled) return Status::Ok();
+  ASSIGN_OR_RETURN(WorkloadRegistries reg, WorkloadRegistries::Default());
+  registries_ = std::make_unique<WorkloadRegistries>(std::move(reg));
+  AiScalerWatchEnv env;
+  env.config = &cfg_;
+  env.registries = registries_.get();
+  env.build = BuildEnv{&clock_, &http_, nullptr, cfg_.run_dir};
+  env.source_by_name = [this](const std::string& name) -> MetricSource* {
+    auto it = sources_.find(name);
+    return it == sources_.end() ? nullptr : it->second.get();
+  };
+  env.may_write = [this] { return !opt_.dry_run && (!elector_ || elector_->IsLeader()); };
+  env.log = [this](const std::string& line) {
+    std::lock_guard<std::mutex> lock(log_mu_);
+    log_ << "aiscale: " << line << "\n";
+    log_.flush();
+  };
+  env.telemetry = &telemetry_;
+  auto w = AiScalerWatch::Make(std::move(env));
+  if (!w.ok()) return w.status().Wrap("unable to watch AIScalers");
+  aiscalers_ = std::move(w).value();
+  log_ << "aiscale: watching AIScalers in "
+       << (cfg_.aiscalers.namespaces.empty()
+               ? std::string("every namespace")
+               : std::to_string(cfg_.aiscalers.namespaces.size()) + " namespace(s)")
+       << "\n";
+  return Status::Ok();
+}
+
 void Daemon::Shutdown() {
   if (shut_down_) return;
   shut_down_ = true;
   if (server_) server_->Stop();
+  if (aiscalers_) aiscalers_->Stop();
   // States written every few ticks (store.state_every_ticks) are all written on a clean stop.
   if (controller_) {
     if (const Status st = controller_->FlushStates(); !st.ok()) {

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "act/kubernetes_lease.h"
+#include "cli/aiscaler_watch.h"
 #include "cli/config_reload.h"
 #include "cli/controller_config.h"
 #include "control/controller.h"
@@ -70,6 +71,8 @@ class Daemon {
   Status MakeActuators();
   Status MakeSources();
   Status AddWorkloads();
+  // With `aiscalers:` set: the watches, the status writer and the sync (cli/aiscaler_watch.h).
+  Status MakeAiScalers();
   // The pool's size source (a configured number, or the engine's report).
   Status MakePoolSource();
   // The local engine's GPU slots (gpu_slots_), when the pool has a size and a local workload.
@@ -97,6 +100,7 @@ class Daemon {
   ControllerConfig cfg_;
   DaemonOptions opt_;
   std::ostream& log_;
+  std::mutex log_mu_;  // the AIScaler threads' lines
   SystemClock clock_;
   CurlHttpClient http_;
   Telemetry telemetry_;
@@ -105,6 +109,9 @@ class Daemon {
   std::map<std::string, std::unique_ptr<Actuator>> actuators_;    // by workload key
   std::map<std::string, std::unique_ptr<MetricSource>> sources_;  // by name
   std::unique_ptr<control::ThreadPoolExecutor> executor_;
+  // Before controller_, so it is destroyed after it: the Controller holds its actuators.
+  std::unique_ptr<WorkloadRegistries> registries_;
+  std::unique_ptr<AiScalerWatch> aiscalers_;
   std::unique_ptr<PoolSource> pool_source_;  // null: no pool
   std::shared_ptr<GpuSlots> gpu_slots_;      // null: no local workload in a pool of a size
   // The most GPU slots a local pool may have: one machine's GPUs, with room to spare.

@@ -5,10 +5,14 @@
 namespace aiscale::cli {
 
 bool Daemon::WaitForTick(TimePoint next) {
-  // Short waits, so a reload asked for between ticks is done within a quarter second.
+  // Short waits, so a reload asked for between ticks is done within a quarter second, and
+  // watched AIScaler changes are applied as they come (every 100 ms), so a new object's signals
+  // are fetched before its first tick.
+  const Duration step = aiscalers_ ? Seconds(0.1) : Seconds(0.25);
   while (!stop_ && clock_.Now() < next) {
     if (reload_.exchange(false)) Reload();
-    if (!WaitUntil(std::min(next, clock_.Now() + Seconds(0.25)))) return false;
+    if (!WaitUntil(std::min(next, clock_.Now() + step))) return false;
+    if (aiscalers_) aiscalers_->Apply(*controller_);
   }
   return !stop_;
 }

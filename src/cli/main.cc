@@ -27,6 +27,8 @@ constexpr Command kCommands[] = {
     {"explain", &aiscale::cli::Explain, "the last decisions of a workload in words, newest first"},
     {"calibrate", &aiscale::cli::Calibrate,
      "fit a simulator scenario to a real training run and compare its prediction"},
+    {"crd", &aiscale::cli::Crd,
+     "print the AIScaler CustomResourceDefinition (deploy/06-aiscaler-crd.yaml)"},
     {"status", &aiscale::cli::ShowStatus,
      "what a running controller is doing: status [NAME] [--watch] [--json]"},
     {"pause", &aiscale::cli::Pause, "pause a workload's scaling: pause NAME [--direction down]"},

@@ -35,11 +35,42 @@ size_t Collector::Add(const WorkloadRef& ref, const std::vector<CollectSignal>& 
     Slot slot;
     slot.sig = s;
     slot.query = MetricQuery{ref, s.signal, s.expression, s.timeout};
-    ids.push_back(state_->slots.size());
-    state_->slots.push_back(std::move(slot));
+    if (state_->free_slots.empty()) {
+      ids.push_back(state_->slots.size());
+      state_->slots.push_back(std::move(slot));
+    } else {
+      ids.push_back(state_->free_slots.back());
+      state_->free_slots.pop_back();
+      Slot& reused = state_->slots[ids.back()];
+      slot.generation = reused.generation;
+      reused = std::move(slot);
+    }
+    state_->sent.erase(s.source);  // the source's next batch differs
+  }
+  if (!state_->free_ids.empty()) {
+    const size_t id = state_->free_ids.back();
+    state_->free_ids.pop_back();
+    state_->by_workload[id] = std::move(ids);
+    return id;
   }
   state_->by_workload.push_back(std::move(ids));
   return state_->by_workload.size() - 1;
+}
+
+void Collector::Remove(size_t id) {
+  std::lock_guard<std::mutex> lock(state_->mu);
+  if (id >= state_->by_workload.size()) return;
+  for (size_t i : state_->by_workload[id]) {
+    Slot& s = state_->slots[i];
+    state_->sent.erase(s.sig.source);
+    const uint64_t generation = s.generation + 1;
+    s = Slot{};
+    s.removed = true;
+    s.generation = generation;
+    state_->free_slots.push_back(i);
+  }
+  state_->by_workload[id].clear();
+  state_->free_ids.push_back(id);
 }
 
 Collector::Queries Collector::QueriesFor(State& state, MetricSource* source,
@@ -55,36 +86,43 @@ Collector::Queries Collector::QueriesFor(State& state, MetricSource* source,
 }
 
 void Collector::RunDue(TimePoint now) {
-  std::map<MetricSource*, std::pair<std::vector<size_t>, Queries>> batches;
+  struct Batch {
+    std::vector<size_t> slots;
+    std::vector<uint64_t> generations;
+    Queries queries;
+  };
+  std::map<MetricSource*, Batch> batches;
   {
     std::lock_guard<std::mutex> lock(state_->mu);
     for (size_t i = 0; i < state_->slots.size(); ++i) {
       Slot& s = state_->slots[i];
-      if (s.next_due > now || s.in_flight || state_->busy[s.sig.source]) continue;
-      batches[s.sig.source].first.push_back(i);
+      if (s.removed || s.next_due > now || s.in_flight || state_->busy[s.sig.source]) continue;
+      batches[s.sig.source].slots.push_back(i);
     }
     for (auto& [source, b] : batches) {
       state_->busy[source] = true;
-      for (size_t i : b.first) {
+      for (size_t i : b.slots) {
         Slot& s = state_->slots[i];
         s.in_flight = true;
         s.late_counted = false;
         s.started = now;
         s.next_due = now + s.sig.interval;
+        b.generations.push_back(s.generation);
       }
-      b.second = QueriesFor(*state_, source, b.first);
+      b.queries = QueriesFor(*state_, source, b.slots);
     }
   }
   for (auto& [source, b] : batches) {
-    executor_.Run([state = state_, t = telemetry_, src = source, ids = std::move(b.first),
-                   qs = std::move(b.second),
-                   now]() mutable { RunBatch(state, t, src, std::move(ids), std::move(qs), now); });
+    executor_.Run([state = state_, t = telemetry_, src = source, ids = std::move(b.slots),
+                   gens = std::move(b.generations), qs = std::move(b.queries), now]() mutable {
+      RunBatch(state, t, src, std::move(ids), std::move(gens), std::move(qs), now);
+    });
   }
 }
 
 void Collector::RunBatch(const std::shared_ptr<State>& state, Telemetry* telemetry,
-                         MetricSource* source, std::vector<size_t> slots, Queries queries,
-                         TimePoint now) {
+                         MetricSource* source, std::vector<size_t> slots,
+                         std::vector<uint64_t> generations, Queries queries, TimePoint now) {
   const auto t0 = std::chrono::steady_clock::now();  // telemetry only: real latency
   auto fetched = std::make_shared<std::vector<FetchResult>>(source->FetchBatch(*queries, now));
   const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -100,6 +138,7 @@ void Collector::RunBatch(const std::shared_ptr<State>& state, Telemetry* telemet
   std::lock_guard<std::mutex> lock(state->mu);
   for (size_t k = 0; k < slots.size(); ++k) {
     Slot& s = state->slots[slots[k]];
+    if (s.generation != generations[k]) continue;  // removed while this batch ran
     s.in_flight = false;
     s.last = Reading(results, &(*results)[k]);
     if (telemetry && !s.last->ok() && !s.late_counted) {
@@ -120,6 +159,7 @@ TimePoint Collector::NextDue() const {
   TimePoint next = TimePoint::max();
   for (const Slot& s : state_->slots) {
     // A slot whose source is busy waits for that batch to finish, not for its due time.
+    if (s.removed) continue;
     const auto busy = state_->busy.find(s.sig.source);
     if (s.in_flight || (busy != state_->busy.end() && busy->second)) continue;
     if (s.next_due < next) next = s.next_due;

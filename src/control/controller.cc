@@ -32,8 +32,7 @@ Controller::Controller(Clock& clock, Store* store, ControllerOptions options)
   if (options_.telemetry) DeclareMetrics(*options_.telemetry);
 }
 
-Status Controller::Add(WorkloadBinding b) {
-  const std::string key = b.ref.Key();
+Status Controller::Check(const WorkloadBinding& b, const std::string& key) {
   if (!b.policy) return Status::Invalid("unable to add workload " + key + ": no policy");
   if (!b.actuator) return Status::Invalid("unable to add workload " + key + ": no actuator");
   std::set<std::string> bound;
@@ -51,9 +50,10 @@ Status Controller::Add(WorkloadBinding b) {
                              " but no source is bound for it");
     }
   }
-  if (keys_.count(key)) {
-    return Status::Conflict("unable to add workload " + key + ": name already in use");
-  }
+  return Status::Ok();
+}
+
+Status Controller::CheckPool(const WorkloadBinding& b, const std::string& key) const {
   if (b.pool.has_value() != pool_spec_.has_value()) {
     return Status::Invalid("unable to add workload " + key +
                            (b.pool
@@ -67,34 +67,54 @@ Status Controller::Add(WorkloadBinding b) {
     return Status::Invalid("unable to add workload " + key +
                            ": tenant or priority not in the pool");
   }
-  auto w = std::make_unique<Workload>(std::move(b));
-  w->key = key;
-  w->policy_key = key + "/policy";
-  w->stabilizer_key = key + "/stabilizer";
-  w->pool_key = key + "/pool";
-  if (store_) {
-    auto ps = store_->LoadState(w->policy_key);
-    if (!ps.ok()) return ps.status().Wrap("unable to load policy state for " + key);
-    auto ss = store_->LoadState(w->stabilizer_key);
-    if (!ss.ok()) return ss.status().Wrap("unable to load stabilizer state for " + key);
-    w->policy_state = std::move(ps).value();
-    w->stabilizer_state = std::move(ss).value();
-    if (w->binding.pool) {
-      auto pl = store_->LoadState(w->pool_key);
-      if (!pl.ok()) return pl.status().Wrap("unable to load pool state for " + key);
-      w->pool_state = std::move(pl).value();
-    }
+  return Status::Ok();
+}
+
+Status Controller::LoadStates(Workload& w) const {
+  const std::string key = w.binding.ref.Key();
+  const std::string base = w.binding.state_key.empty() ? key : w.binding.state_key;
+  w.key = key;
+  w.policy_key = base + "/policy";
+  w.stabilizer_key = base + "/stabilizer";
+  w.pool_key = base + "/pool";
+  if (!store_) return Status::Ok();
+  auto ps = store_->LoadState(w.policy_key);
+  if (!ps.ok()) return ps.status().Wrap("unable to load policy state for " + key);
+  auto ss = store_->LoadState(w.stabilizer_key);
+  if (!ss.ok()) return ss.status().Wrap("unable to load stabilizer state for " + key);
+  w.policy_state = std::move(ps).value();
+  w.stabilizer_state = std::move(ss).value();
+  if (w.binding.pool) {
+    auto pl = store_->LoadState(w.pool_key);
+    if (!pl.ok()) return pl.status().Wrap("unable to load pool state for " + key);
+    w.pool_state = std::move(pl).value();
   }
-  if (options_.steering) RETURN_IF_ERROR(options_.steering->Restore(key));
+  return Status::Ok();
+}
+
+void Controller::StartCollecting(Workload& w) {
   std::vector<CollectSignal> collect;
-  for (const SignalBinding& s : w->binding.signals) {
+  for (const SignalBinding& s : w.binding.signals) {
     collect.push_back({s.signal, s.expression, s.source,
                        s.interval.count() > 0 ? s.interval : options_.collect_interval,
                        s.timeout.count() > 0 ? s.timeout : options_.fetch_timeout});
   }
-  w->collect_id = collector_.Add(w->binding.ref, collect);
+  w.collect_id = collector_.Add(w.binding.ref, collect);
+}
+
+Status Controller::Add(WorkloadBinding b) {
+  const std::string key = b.ref.Key();
+  RETURN_IF_ERROR(Check(b, key));
+  if (keys_.count(key)) {
+    return Status::Conflict("unable to add workload " + key + ": name already in use");
+  }
+  RETURN_IF_ERROR(CheckPool(b, key));
+  auto w = std::make_unique<Workload>(std::move(b));
+  RETURN_IF_ERROR(LoadStates(*w));
+  if (options_.steering) RETURN_IF_ERROR(options_.steering->Restore(key));
+  StartCollecting(*w);
+  keys_[key] = w.get();
   workloads_.push_back(std::move(w));
-  keys_.insert(key);
   return Status::Ok();
 }
 

@@ -19,7 +19,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
-#include <unordered_set>
+#include <unordered_map>
 #include <vector>
 
 #include "control/collector.h"
@@ -74,6 +74,9 @@ struct WorkloadBinding {
   Actuator* actuator = nullptr;
   Duration staleness = Seconds(45);
   size_t history_capacity = 4096;
+  // Where the workload's learned state is kept in the Store ("<state_key>/policy"); empty: its
+  // key. An AIScaler's is its UID, so an object deleted and created again starts fresh.
+  std::string state_key;
   // The spec's bounds, for the API and for clamping an operator's pin (the Constrainer holds
   // its own copy and enforces them on the policy's recommendation).
   int min_replicas = 0;
@@ -110,6 +113,15 @@ class Controller {
   // if the name is taken, if it names a tenant or priority the pool lacks (or has a pool place
   // without a pool), or if stored state cannot be loaded.
   Status Add(WorkloadBinding binding);
+  // Run-time changes (AIScalers watched on Kubernetes), made between ticks on the tick thread.
+  // Replace swaps the binding of the workload with the same key, checked as Add checks it:
+  // with the same state key its stabilizer state stays, and its policy state too unless the
+  // policy changed (then it starts empty); another state key loads that key's states. Its
+  // signal history and fetches stay when its signals are unchanged. Remove stops managing a
+  // workload and leaves its engine as it is, after writing its states to the Store (an error there
+  // is returned; the workload is removed all the same). Both are kNotFound for a key not managed.
+  Status Replace(WorkloadBinding binding);
+  Status Remove(const std::string& key);
   // A config reload: replaces workload `index`'s policy, stabilizer, constraints, bounds and
   // staleness with `fresh`'s (its signals and actuator must be the same; they are kept). The
   // stabilizer's state is kept; the policy's is reset when the policy changes. Tick's thread.
@@ -157,6 +169,12 @@ class Controller {
     bool completed = false;            // the engine said so on the last Observe
     Workload(WorkloadBinding b) : binding(std::move(b)), signals(binding.history_capacity) {}
   };
+  // What Add and Replace check: a policy, an actuator, a source for every signal it reads.
+  static Status Check(const WorkloadBinding& b, const std::string& key);
+  Status CheckPool(const WorkloadBinding& b, const std::string& key) const;  // SetPool's rules
+  size_t IndexOf(const std::string& key) const;  // workloads_.size() when not managed
+  Status LoadStates(Workload& w) const;
+  void StartCollecting(Workload& w);
   // Observe, signals, recommend, stabilize, constrain: `d.constrained` is what the workload
   // wants. `acts` is set when it got that far (observed, valid recommendation).
   Decision Plan(Workload& w, bool& acts);
@@ -190,7 +208,8 @@ class Controller {
   InlineExecutor inline_executor_;
   Collector collector_;
   std::vector<std::unique_ptr<Workload>> workloads_;
-  std::unordered_set<std::string> keys_;      // of workloads_, so Add is O(1), not O(n)
+  // Of workloads_, so Add is O(1), not O(n), and Replace and Remove find theirs by pointer.
+  std::unordered_map<std::string, const Workload*> keys_;
   std::vector<StoreWrite> batch_;             // Tick's writes, one per workload, kept across ticks
   std::shared_ptr<const SteeringMap> steer_;  // the overrides as of this tick's start
   std::atomic<bool> may_apply_{true};

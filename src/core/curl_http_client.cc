@@ -107,18 +107,42 @@ CurlHttpClient::CurlHttpClient() {
   std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
 }
 
-Result<HttpResponse> CurlHttpClient::Send(const HttpRequest& req) {
-  std::unique_ptr<CURL, void (*)(CURL*)> h(curl_easy_init(), curl_easy_cleanup);
-  if (!h) return Status::Internal("unable to create an HTTP handle for " + req.url);
-  HttpResponse resp;
-  Sink sink{&resp, req.max_body_bytes};
-  char detail[CURL_ERROR_SIZE] = {0};
-  curl_slist* headers = nullptr;
-  for (const auto& [k, v] : req.headers)
-    headers = curl_slist_append(headers, (k + ": " + v).c_str());
-  std::unique_ptr<curl_slist, void (*)(curl_slist*)> header_list(headers, curl_slist_free_all);
+namespace {
 
-  CURL* c = h.get();
+// A streamed exchange's state: the status is read from the handle once the headers are in, so
+// only a 2xx body reaches the handler.
+struct StreamSink {
+  CURL* handle = nullptr;
+  const StreamHandler* handler = nullptr;
+  Sink error_body;  // a non-2xx body, capped as Send's
+  long status = 0;
+  bool stopped = false;
+};
+
+size_t OnStreamBody(char* data, size_t size, size_t n, void* user) {
+  auto* s = static_cast<StreamSink*>(user);
+  const size_t len = size * n;
+  if (s->status == 0) curl_easy_getinfo(s->handle, CURLINFO_RESPONSE_CODE, &s->status);
+  if (s->status < 200 || s->status >= 300) return OnBody(data, size, n, &s->error_body);
+  if (!s->handler->on_data(std::string_view(data, len))) {
+    s->stopped = true;
+    return 0;
+  }
+  return len;
+}
+
+int OnStreamProgress(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
+  auto* s = static_cast<StreamSink*>(user);
+  if (s->handler->cancelled && s->handler->cancelled()) {
+    s->stopped = true;
+    return 1;  // curl aborts with CURLE_ABORTED_BY_CALLBACK
+  }
+  return 0;
+}
+
+// The options every exchange sets; the body's write callback is the caller's.
+void SetCommon(CURL* c, const HttpRequest& req, curl_slist* headers, HttpResponse* resp,
+               char* detail) {
   curl_easy_setopt(c, CURLOPT_URL, req.url.c_str());
   curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, req.method.c_str());
   if (req.method == "HEAD") curl_easy_setopt(c, CURLOPT_NOBODY, 1L);
@@ -130,19 +154,71 @@ Result<HttpResponse> CurlHttpClient::Send(const HttpRequest& req) {
   curl_easy_setopt(c, CURLOPT_TIMEOUT_MS,
                    std::max<long>(1, static_cast<long>(req.timeout.count() / 1000000)));
   curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);  // thread-safe timeouts
-  curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, &OnBody);
-  curl_easy_setopt(c, CURLOPT_WRITEDATA, &sink);
   curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, &OnHeader);
-  curl_easy_setopt(c, CURLOPT_HEADERDATA, &resp);
+  curl_easy_setopt(c, CURLOPT_HEADERDATA, resp);
   curl_easy_setopt(c, CURLOPT_ERRORBUFFER, detail);
   curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
   SetTls(c, req.tls);
+}
+
+using HeaderList = std::unique_ptr<curl_slist, void (*)(curl_slist*)>;
+
+HeaderList MakeHeaders(const HttpRequest& req) {
+  curl_slist* headers = nullptr;
+  for (const auto& [k, v] : req.headers)
+    headers = curl_slist_append(headers, (k + ": " + v).c_str());
+  return HeaderList(headers, curl_slist_free_all);
+}
+
+}  // namespace
+
+Result<HttpResponse> CurlHttpClient::Send(const HttpRequest& req) {
+  std::unique_ptr<CURL, void (*)(CURL*)> h(curl_easy_init(), curl_easy_cleanup);
+  if (!h) return Status::Internal("unable to create an HTTP handle for " + req.url);
+  HttpResponse resp;
+  Sink sink{&resp, req.max_body_bytes};
+  char detail[CURL_ERROR_SIZE] = {0};
+  const HeaderList headers = MakeHeaders(req);
+  CURL* c = h.get();
+  SetCommon(c, req, headers.get(), &resp, detail);
+  curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, &OnBody);
+  curl_easy_setopt(c, CURLOPT_WRITEDATA, &sink);
 
   const CURLcode rc = curl_easy_perform(c);
   if (rc != CURLE_OK) return TransportError(rc, sink, req, detail);
   long status = 0;
   curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
   resp.status = static_cast<int>(status);
+  return resp;
+}
+
+Result<HttpResponse> CurlHttpClient::Stream(const HttpRequest& req, const StreamHandler& handler) {
+  std::unique_ptr<CURL, void (*)(CURL*)> h(curl_easy_init(), curl_easy_cleanup);
+  if (!h) return Status::Internal("unable to create an HTTP handle for " + req.url);
+  HttpResponse resp;
+  StreamSink sink;
+  sink.handle = h.get();
+  sink.handler = &handler;
+  sink.error_body = Sink{&resp, req.max_body_bytes};
+  char detail[CURL_ERROR_SIZE] = {0};
+  const HeaderList headers = MakeHeaders(req);
+  CURL* c = h.get();
+  SetCommon(c, req, headers.get(), &resp, detail);
+  curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, &OnStreamBody);
+  curl_easy_setopt(c, CURLOPT_WRITEDATA, &sink);
+  curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
+  curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, &OnStreamProgress);
+  curl_easy_setopt(c, CURLOPT_XFERINFODATA, &sink);
+  // A peer that vanished without a reset (a node lost, a NAT entry dropped) is noticed within
+  // about a minute instead of at the stream's timeout.
+  curl_easy_setopt(c, CURLOPT_TCP_KEEPALIVE, 1L);
+  curl_easy_setopt(c, CURLOPT_TCP_KEEPIDLE, 30L);
+  curl_easy_setopt(c, CURLOPT_TCP_KEEPINTVL, 10L);
+
+  const CURLcode rc = curl_easy_perform(c);
+  curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &sink.status);
+  resp.status = static_cast<int>(sink.status);
+  if (rc != CURLE_OK && !sink.stopped) return TransportError(rc, sink.error_body, req, detail);
   return resp;
 }
 

@@ -14,6 +14,7 @@ class CurlHttpClient final : public HttpClient {
  public:
   CurlHttpClient();  // initializes libcurl once per process
   Result<HttpResponse> Send(const HttpRequest& req) override;
+  Result<HttpResponse> Stream(const HttpRequest& req, const StreamHandler& handler) override;
 };
 
 }  // namespace aiscale

@@ -18,6 +18,14 @@ std::string HttpResponse::Header(std::string_view name) const {
   return "";
 }
 
+Result<HttpResponse> HttpClient::Stream(const HttpRequest& req, const StreamHandler& handler) {
+  Result<HttpResponse> r = Send(req);
+  if (!r.ok() || r->status < 200 || r->status >= 300) return r;
+  if (!r->body.empty()) handler.on_data(r->body);
+  r->body.clear();
+  return r;
+}
+
 Status StatusFromHttp(int status, const std::string& message) {
   if (status >= 200 && status < 300) return Status::Ok();
   const std::string m = "HTTP " + std::to_string(status) + ": " + message;

@@ -10,6 +10,7 @@
 // Thread-safe: one client serves every thread.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -48,10 +49,25 @@ struct HttpResponse {
   std::string Header(std::string_view name) const;
 };
 
+// Where a streamed body goes (a Kubernetes watch: one JSON event per line, for minutes).
+struct StreamHandler {
+  // Each piece of a 2xx body as it arrives; false stops reading.
+  std::function<bool(std::string_view)> on_data;
+  // Polled while the exchange runs, about once a second even when nothing arrives; true stops
+  // it. May be empty.
+  std::function<bool()> cancelled;
+};
+
 class HttpClient {
  public:
   virtual ~HttpClient() = default;
   virtual Result<HttpResponse> Send(const HttpRequest& req) = 0;
+  // Like Send, but a 2xx body goes to handler.on_data as it arrives (the returned body is then
+  // empty) and is not capped; any other status comes back with its body as Send returns it.
+  // req.timeout bounds the whole exchange. A stop asked for by the handler is ok; a transport
+  // failure or the timeout mid-body is an error, after the pieces that did arrive. The default
+  // (for fakes) sends once and hands the whole body over in one piece.
+  virtual Result<HttpResponse> Stream(const HttpRequest& req, const StreamHandler& handler);
 };
 
 // The error kind of an HTTP status: 404 kNotFound, 409 kConflict, 401/403 kPermissionDenied,

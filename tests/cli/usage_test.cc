@@ -12,7 +12,7 @@ namespace {
 
 TEST(Usage, HelpIsOnStdoutAndExitsZeroBadFlagsExitTwo) {
   const std::vector<std::string> commands = {"demo", "simulate", "conformance", "validate",
-                                             "run",  "explain",  "calibrate"};
+                                             "run",  "explain",  "calibrate",   "crd"};
   for (const auto& c : commands) {
     SCOPED_TRACE(c);
     const RunResult help = RunAiscale(c + " --help", /*with_stderr=*/false);

@@ -316,5 +316,133 @@ TEST(CurlHttpClientTls, VerifiesWithTheConfiguredCa) {
   }
 }
 
+// Streaming (a Kubernetes watch): pieces of a chunked 2xx body reach the handler as the server
+// writes them, before the body ends; the handler can stop it; `cancelled` ends an idle
+// exchange; other statuses come back with their body, as Send's do.
+class CurlStreamTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    httplib::Server& s = local_.server();
+    // Two lines, the second only after the test says so: proof the first arrived alone.
+    s.Get("/watch", [this](const httplib::Request&, httplib::Response& res) {
+      res.set_chunked_content_provider("application/json", [this](size_t, httplib::DataSink& d) {
+        d.write("{\"a\":1}\n", 8);
+        std::unique_lock<std::mutex> lock(mu_);
+        cv_.wait_for(lock, std::chrono::seconds(20), [this] { return go_on_; });
+        d.write("{\"b\":2}\n", 8);
+        d.done();
+        return true;
+      });
+    });
+    s.Get("/idle", [this](const httplib::Request&, httplib::Response& res) {
+      res.set_chunked_content_provider("application/json", [this](size_t, httplib::DataSink& d) {
+        d.write("x", 1);
+        local_.WaitReleased(std::chrono::seconds(30));
+        d.done();
+        return true;
+      });
+    });
+    s.Get("/gone", [](const httplib::Request&, httplib::Response& res) {
+      res.status = 410;
+      res.set_content("{\"kind\":\"Status\",\"code\":410}", "application/json");
+    });
+    local_.Start();
+  }
+  void GoOn() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      go_on_ = true;
+    }
+    cv_.notify_all();
+  }
+  HttpRequest Get(const std::string& path, double timeout_s = 10) {
+    HttpRequest req;
+    req.url = local_.Url() + path;
+    req.timeout = Seconds(timeout_s);
+    return req;
+  }
+
+  void TearDown() override { GoOn(); }
+
+  // Before local_: its destructor joins the server threads that wait on these.
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool go_on_ = false;
+  LocalServer local_;
+  CurlHttpClient client_;
+};
+
+TEST_F(CurlStreamTest, DeliversPiecesAsTheyArrive) {
+  std::string got;
+  StreamHandler h;
+  h.on_data = [&](std::string_view piece) {
+    got += piece;
+    if (got == "{\"a\":1}\n") GoOn();  // the server sends the rest only after this
+    return true;
+  };
+  Result<HttpResponse> r = client_.Stream(Get("/watch"), h);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->status, 200);
+  EXPECT_EQ(got, "{\"a\":1}\n{\"b\":2}\n");
+  EXPECT_TRUE(r->body.empty());
+}
+
+TEST_F(CurlStreamTest, HandlerStopsTheExchange) {
+  std::string got;
+  StreamHandler h;
+  h.on_data = [&](std::string_view piece) {
+    got += piece;
+    return false;
+  };
+  const auto t0 = std::chrono::steady_clock::now();
+  Result<HttpResponse> r = client_.Stream(Get("/watch"), h);
+  GoOn();
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(got, "{\"a\":1}\n");
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(10));
+}
+
+TEST_F(CurlStreamTest, CancelledEndsAnIdleExchange) {
+  std::atomic<bool> cancel{false};
+  StreamHandler h;
+  h.on_data = [&](std::string_view) {
+    cancel = true;  // the first byte is in; from here nothing more arrives
+    return true;
+  };
+  h.cancelled = [&] { return cancel.load(); };
+  const auto t0 = std::chrono::steady_clock::now();
+  Result<HttpResponse> r = client_.Stream(Get("/idle", 25), h);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  // libcurl polls about once a second while idle; far less than the 25 s timeout.
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(15));
+}
+
+TEST_F(CurlStreamTest, ErrorStatusComesBackWithItsBody) {
+  bool called = false;
+  StreamHandler h;
+  h.on_data = [&](std::string_view) {
+    called = true;
+    return true;
+  };
+  Result<HttpResponse> r = client_.Stream(Get("/gone"), h);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->status, 410);
+  EXPECT_NE(r->body.find("\"code\":410"), std::string::npos);
+  EXPECT_FALSE(called);
+}
+
+TEST_F(CurlStreamTest, TimeoutMidBodyIsAnErrorAfterThePiecesThatArrived) {
+  std::string got;
+  StreamHandler h;
+  h.on_data = [&](std::string_view piece) {
+    got += piece;
+    return true;
+  };
+  Result<HttpResponse> r = client_.Stream(Get("/idle", 1), h);
+  EXPECT_FALSE(r.ok());
+  EXPECT_TRUE(r.status().IsDeadlineExceeded()) << r.status().message();
+  EXPECT_EQ(got, "x");
+}
+
 }  // namespace
 }  // namespace aiscale

@@ -30,6 +30,7 @@
 #include "deploy/manifests.h"
 #include "deploy/promql_names.h"
 #include "fakes/fake_kube_apiserver.h"
+#include "fakes/yaml_json.h"
 
 namespace aiscale::deploy_test {
 namespace {
@@ -165,6 +166,18 @@ class DeployExportedMetrics : public ::testing::Test {
       t["auth"] = auth;
       api.AddDeployment(t["namespace"].as<std::string>(), t["name"].as<std::string>(), 2, 2, 1);
     }
+    // The AIScalers it watches: deploy/'s CRD and example, with the example's Deployment.
+    if (YAML::Node ais = spec["aiscalers"]) {
+      YAML::Node auth;
+      auth["kubeconfig"] = (dir_ / "kubeconfig").string();
+      ais["auth"] = auth;
+      api.AddCrd(testing::YamlToJson(YAML::LoadFile(DeployDir() + "/06-aiscaler-crd.yaml")));
+      json example = testing::YamlToJson(YAML::LoadFile(DeployDir() + "/examples/aiscaler.yaml"));
+      example["metadata"]["namespace"] = ais["namespaces"][0].as<std::string>("default");
+      api.CreateCustom(example);
+      api.AddDeployment(example["metadata"]["namespace"].get<std::string>(),
+                        example["spec"]["scaleTargetRef"]["name"].get<std::string>(), 1, 1, 1);
+    }
     api.AddNode("gpu-a", 8);
     YAML::Emitter out;
     out << config_;
@@ -273,6 +286,11 @@ TEST_F(DeployExportedMetrics, TheDaemonExportsItsFamiliesAndWorkloadBounds) {
   const auto families = Families(metrics_);
   EXPECT_EQ(families.count("aiscale_ticks_total"), 1u);
   EXPECT_EQ(families.count("aiscale_api_requests_total"), 1u);
+  // The AIScaler families the AIScaler alert and panels read.
+  for (const char* f : {"aiscale_aiscaler_condition", "aiscale_aiscalers",
+                        "aiscale_watch_restarts_total", "aiscale_aiscaler_status_writes_total"}) {
+    EXPECT_EQ(families.count(f), 1u) << f;
+  }
   // The bounds the at-max alert compares with, for each workload of the config.
   for (const YAML::Node& w : config_["spec"]["workloads"]) {
     const std::string ns = w["namespace"].as<std::string>("");

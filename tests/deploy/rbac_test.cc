@@ -1,4 +1,6 @@
-// deploy/'s RBAC grants the aiscale ServiceAccount exactly what the Kubernetes actuator uses.
+// deploy/'s RBAC grants the aiscale ServiceAccount exactly what the Kubernetes actuator uses,
+// and what the AIScaler watch and status writer use (list and watch the ConfigMap's
+// `aiscalers.namespaces`, write a status that conflicts once, read it again, post an Event).
 // The actuator is driven through everything it does (observe, scale up and down with an Event
 // each, GPU capacity from nodes and pods) for each kind it knows, and the Lease elector through
 // taking, renewing and releasing the ConfigMap's Lease, against the wire-level
@@ -9,16 +11,20 @@
 
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "act/kubernetes_actuator.h"
 #include "act/kubernetes_lease.h"
+#include "act/kubernetes_reflector.h"
+#include "act/kubernetes_status_writer.h"
 #include "core/curl_http_client.h"
 #include "core/system_clock.h"
 #include "deploy/kube_request_info.h"
 #include "deploy/manifests.h"
 #include "deploy/rbac_rules.h"
 #include "fakes/fake_kube_apiserver.h"
+#include "fakes/yaml_json.h"
 
 namespace aiscale::deploy_test {
 namespace {
@@ -302,6 +308,41 @@ class DeployRbacTest : public ::testing::Test {
     ASSERT_TRUE(elector.Release().ok());
   }
 
+  // The AIScaler side as the daemon runs it: the reflector lists and watches the namespace
+  // the ConfigMap names, the status writer writes on a stale version (409, re-read, write)
+  // and posts a Warning Event.
+  void WatchAiScalers() {
+    const YAML::Node cfg = YAML::Load(EmbeddedConfig(manifests_))["spec"]["aiscalers"];
+    ASSERT_TRUE(cfg) << "the ConfigMap's config watches no AIScalers";
+    const std::string ns = cfg["namespaces"][0].as<std::string>("");
+    ASSERT_EQ(ns, workload_ns_);
+    ASSERT_TRUE(
+        server_.AddCrd(testing::YamlToJson(YAML::LoadFile(DeployDir() + "/06-aiscaler-crd.yaml"))));
+    nlohmann::json ais =
+        testing::YamlToJson(YAML::LoadFile(DeployDir() + "/examples/aiscaler.yaml"));
+    ais["metadata"]["namespace"] = ns;
+    ASSERT_EQ(server_.CreateCustom(ais).first, 201);
+    act::KubeEndpoint ep;
+    ep.server = server_.Url();
+    ep.token = "fake-token";
+    act::KubeClient client(ep, http_, clock_, act::KubeClientOptions{});
+    act::KubeReflector reflector("/apis/aiscale.dev/v1alpha1/namespaces/" + ns + "/aiscalers",
+                                 client, clock_, act::ReflectorOptions{}, nullptr, nullptr);
+    std::thread run([&] { reflector.Run(); });
+    for (int i = 0; i < 2000 && server_.OpenWatches() == 0; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    reflector.Stop();
+    run.join();
+    ASSERT_TRUE(reflector.synced());
+    act::StatusWriter writer(client, clock_, act::StatusWriterOptions{}, nullptr, nullptr);
+    const std::string key = ns + "/" + ais["metadata"]["name"].get<std::string>();
+    writer.SetVersion(key, "1");
+    writer.Queue(key, {{"currentReplicas", 1}});
+    writer.QueueEvent(key, "", "Warning", "InvalidSpec", "spec.x: test");
+    ASSERT_EQ(writer.WriteQueued(), 1);
+  }
+
   std::vector<Manifest> manifests_;
   std::string aiscale_ns_, sa_, workload_ns_;
   testing::FakeKubeApiServer server_;
@@ -327,6 +368,7 @@ TEST_F(DeployRbacTest, GrantsExactlyWhatTheActuatorUses) {
   Exercise("PyTorchJob", "llama");
   ASSERT_EQ(server_.Events().size(), 6u);  // one per scale change: up and down, three kinds
   Elect();
+  WatchAiScalers();
 
   std::vector<KubeRequestInfo> used;
   for (const auto& r : server_.Requests()) {

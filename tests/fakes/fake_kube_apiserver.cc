@@ -76,6 +76,10 @@ json KubeStatusBody(int code, const std::string& reason, const std::string& mess
 }
 
 FakeKubeApiServer::FakeKubeApiServer(Options options) : options_(std::move(options)) {
+  MakeServer();
+}
+
+void FakeKubeApiServer::MakeServer() {
   if (!options_.cert_file.empty()) {
     server_ = options_.client_ca_file.empty()
                   ? std::make_unique<httplib::SSLServer>(options_.cert_file.c_str(),
@@ -101,6 +105,7 @@ FakeKubeApiServer::~FakeKubeApiServer() {
     std::lock_guard<std::mutex> lock(mu_);
     stopping_ = true;
   }
+  watch_cv_.notify_all();
   if (thread_.joinable()) {
     server_->stop();
     thread_.join();
@@ -313,6 +318,10 @@ FakeKubeApiServer::Request Parse(const httplib::Request& req) {
   if (i + 1 < s.size()) r.name = s[i + 1];
   if (i + 2 < s.size()) r.subresource = s[i + 2];
   if (req.method == "GET") r.verb = r.name.empty() ? "list" : "get";
+  const std::string watch = req.get_param_value("watch");
+  if (req.method == "GET" && r.name.empty() && !watch.empty() && watch != "false" && watch != "0") {
+    r.verb = "watch";
+  }
   if (req.method == "PATCH") r.verb = "patch";
   if (req.method == "POST") r.verb = "create";
   if (req.method == "PUT") r.verb = "update";
@@ -432,7 +441,25 @@ void FakeKubeApiServer::Handle(const httplib::Request& req, httplib::Response& r
 }
 
 void FakeKubeApiServer::Serve(Request& r, const httplib::Request& req, httplib::Response& res) {
-  if (r.path == "/api" || r.path == "/apis") return SetJson(res, 200, Discovery(r.path, port_));
+  if (r.path == "/api") return SetJson(res, 200, Discovery(r.path, port_));
+  if (r.path == "/apis") {
+    json groups = Discovery(r.path, port_);
+    for (const Crd& c : crds_) {
+      const json v = {{"groupVersion", c.group + "/" + c.version}, {"version", c.version}};
+      groups["groups"].push_back(
+          {{"name", c.group}, {"versions", json::array({v})}, {"preferredVersion", v}});
+    }
+    return SetJson(res, 200, groups);
+  }
+  if (r.name.empty() && r.resource.empty() && !r.version.empty()) {
+    json list = ResourceList(r.group.empty() ? r.version : r.group + "/" + r.version);
+    if (list.is_null())
+      return SetStatus(res, 404, "NotFound", "the server could not find the requested resource");
+    return SetJson(res, 200, list);
+  }
+  if (const Crd* crd = CrdFor(r.group, r.version, r.resource)) {
+    return ServeCustom(r, *crd, req, res);
+  }
   const std::string q = Qualified(r.group, r.resource);
   const json details = {{"name", r.name}, {"group", r.group}, {"kind", r.resource}};
   if (r.group.empty() && r.resource == "nodes" && r.verb == "list") {

@@ -7,6 +7,17 @@
 // create, update, optimistic on metadata.resourceVersion), minimal discovery (/api, /apis),
 // bearer-token or client-certificate authentication, and meta/v1 Status bodies for every error.
 //
+// Custom resources (AddCrd: an apiextensions.k8s.io/v1 CRD, e.g. deploy/'s AIScaler) are served
+// as the API server serves them: create, get, list (paged with limit/continue), update
+// (optimistic on resourceVersion; generation bumped on a spec change), merge patch, delete, the
+// /status subresource, each object checked against the CRD's OpenAPI schema (422 Invalid with
+// the API server's field errors; unknown fields pruned), Table output for `kubectl get` from
+// its additionalPrinterColumns, discovery, and watch: a chunked stream of one JSON event per
+// line from a resourceVersion (replayed from a bounded history; older is 410 Gone), BOOKMARK
+// events when asked for, timeoutSeconds. Watch faults: 410 storms (as HTTP 410 or as an ERROR
+// event), a malformed line, a stream cut mid-event, every open watch cut at once, and a restart
+// of the whole server on the same port.
+//
 // Tests inject faults per request (the next N requests to a method and path answer 409, 429 with
 // Retry-After, 500, 403, 404, or hang past the client's timeout) and read back every request
 // (verb, group, resource, subresource), e.g. to check the RBAC rules an actuator needs.
@@ -16,6 +27,8 @@
 #include <httplib.h>
 
 #include <chrono>
+#include <condition_variable>
+#include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -96,13 +109,81 @@ class FakeKubeApiServer {
                  const std::string& name, nlohmann::json object);
 
   void InjectFault(const std::string& method, const std::string& path, Fault fault);
+
+  // --- Custom resources (fake_kube_custom.cc) ---
+  // Serves the CRD's first served version; false (and `error`) when it cannot be read.
+  bool AddCrd(const nlohmann::json& crd, std::string* error = nullptr);
+  void RemoveCrds();  // as if the CRD was deleted: its objects and paths are gone (404)
+  // Through the same code as the HTTP verbs (validation, versions, watch events): the answer's
+  // HTTP status and body. Update is a PUT (status kept); UpdateStatus a PUT of /status.
+  std::pair<int, nlohmann::json> CreateCustom(const nlohmann::json& object);
+  std::pair<int, nlohmann::json> UpdateCustom(const nlohmann::json& object);
+  std::pair<int, nlohmann::json> UpdateStatus(const nlohmann::json& object);
+  std::pair<int, nlohmann::json> DeleteCustom(const std::string& group, const std::string& plural,
+                                              const std::string& ns, const std::string& name);
+  struct WatchFaults {
+    int gone_next = 0;           // the next N watch requests answer 410 Gone ...
+    bool gone_as_event = false;  // ... as an ERROR event in a 200 stream (the watch cache's way)
+    int malformed_next = 0;      // the next N watch streams send a line that is not JSON
+    int cut_next = 0;            // the next N watch streams end mid-event after what is due
+  };
+  void SetWatchFaults(WatchFaults faults);
+  // BOOKMARK events to watches that allow them, this often (default 1 s; 0: never).
+  void SetBookmarkInterval(std::chrono::milliseconds every);
+  // Forgets every event so far: a watch from an older resourceVersion gets 410 Gone.
+  void CompactHistory();
+  // Ends every open watch at once, without the closing chunk (a connection reset).
+  void CutWatches();
+  int OpenWatches() const;
+  // Stops serving (open connections cut), waits `down`, serves again on the same port with the
+  // same objects and history. False when the port could not be bound again.
+  bool Restart(std::chrono::milliseconds down);
   std::vector<Request> Requests() const;
   void ClearRequests();
   std::vector<nlohmann::json> Events() const;
 
  private:
   using Key = std::tuple<std::string, std::string, std::string, std::string>;  // g, r, ns, name
+  struct Crd {
+    std::string group, version, plural, singular, kind, list_kind;
+    std::vector<std::string> short_names;
+    bool namespaced = true;
+    bool status_subresource = false;
+    nlohmann::json schema;   // openAPIV3Schema
+    nlohmann::json columns;  // additionalPrinterColumns
+  };
+  struct HistoryEvent {
+    long rv;
+    std::string type;  // ADDED, MODIFIED, DELETED
+    std::string group, plural, ns;
+    nlohmann::json object;
+  };
+  void MakeServer();
   void Handle(const httplib::Request& req, httplib::Response& res);
+  // Custom resources, with mu_ held (fake_kube_custom.cc).
+  const Crd* CrdFor(const std::string& group, const std::string& version,
+                    const std::string& plural) const;
+  void ServeCustom(Request& r, const Crd& crd, const httplib::Request& req, httplib::Response& res);
+  void ServeList(Request& r, const Crd& crd, const httplib::Request& req, httplib::Response& res);
+  void ServeWatch(Request& r, const Crd& crd, const httplib::Request& req, httplib::Response& res);
+  std::pair<int, nlohmann::json> Create(const Crd& crd, const std::string& ns,
+                                        nlohmann::json object, bool strict);
+  std::pair<int, nlohmann::json> Update(const Crd& crd, const std::string& ns,
+                                        const std::string& name, nlohmann::json object,
+                                        bool status_only, bool strict);
+  std::pair<int, nlohmann::json> Delete(const Crd& crd, const std::string& ns,
+                                        const std::string& name);
+  std::pair<int, nlohmann::json> Invalid(const Crd& crd, const std::string& name,
+                                         const std::vector<std::string>& errors) const;
+  std::vector<std::string> Check(const Crd& crd, nlohmann::json& object, bool strict) const;
+  void Record(const Crd& crd, const std::string& type, const nlohmann::json& object);
+  nlohmann::json Table(const Crd& crd, const std::vector<const nlohmann::json*>& items) const;
+  nlohmann::json ResourceList(const std::string& group_version) const;
+  // Writes the events after `rv` (and bookmarks) to `sink` until the deadline, a fault, a cut
+  // or the server stopping; without mu_ held.
+  bool StreamWatch(const std::string& group, const std::string& plural, const std::string& ns,
+                   long rv, bool bookmarks, std::chrono::steady_clock::time_point deadline,
+                   int fault, httplib::DataSink& sink);
   void Serve(Request& r, const httplib::Request& req, httplib::Response& res);
   void ServeScale(Request& r, nlohmann::json& object, httplib::Response& res);
   void ServeLease(Request& r, httplib::Response& res);
@@ -124,6 +205,15 @@ class FakeKubeApiServer {
   std::vector<Request> requests_;
   long resource_version_ = 1000;
   bool stopping_ = false;
+  std::vector<Crd> crds_;
+  std::deque<HistoryEvent> history_;
+  long history_start_ = 1000;  // a watch from before this version is 410 Gone
+  WatchFaults watch_faults_;
+  std::chrono::milliseconds bookmark_every_{1000};
+  int cut_generation_ = 0;  // bumped by CutWatches and Restart: open watches end
+  int open_watches_ = 0;
+  long next_uid_ = 1;
+  std::condition_variable watch_cv_;
 };
 
 // A meta/v1 Status body exactly as the API server writes it.

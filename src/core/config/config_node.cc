@@ -14,6 +14,7 @@
 #include <yaml-cpp/eventhandler.h>
 
 #include "core/bounded_file.h"
+#include "core/config/schema_recorder.h"
 
 #include "core/utf8.h"
 
@@ -91,6 +92,7 @@ ConfigNode ConfigNode::Child(const std::string& key) const {
 }
 
 std::vector<ConfigNode> ConfigNode::Items() const {
+  if (errors_ && errors_->recorder()) errors_->recorder()->Field(path_, FieldType::kArray);
   std::vector<ConfigNode> out;
   if (!IsDefined()) return out;
   if (!node_.IsSequence()) {
@@ -104,6 +106,7 @@ std::vector<ConfigNode> ConfigNode::Items() const {
 }
 
 std::vector<std::pair<std::string, ConfigNode>> ConfigNode::Entries() const {
+  if (errors_ && errors_->recorder()) errors_->recorder()->Field(path_, FieldType::kMap);
   std::vector<std::pair<std::string, ConfigNode>> out;
   if (!IsDefined()) return out;
   if (!node_.IsMap()) {
@@ -119,6 +122,19 @@ std::vector<std::pair<std::string, ConfigNode>> ConfigNode::Entries() const {
     out.emplace_back(key, ConfigNode(kv.second, ChildPath(key), file_, errors_));
   }
   return out;
+}
+
+void ConfigNode::Record(const std::string& key, FieldType type, const Bounds* b, double fallback,
+                        bool has_fallback) const {
+  SchemaRecorder* r = errors_ ? errors_->recorder() : nullptr;
+  if (!r) return;
+  std::string text;
+  if (has_fallback) {
+    std::ostringstream os;
+    os << fallback;
+    text = os.str();
+  }
+  r->Field(ChildPath(key), type, b, text);
 }
 
 bool ConfigNode::CheckBounds(const std::string& key, double v, const Bounds& b) const {
@@ -146,6 +162,7 @@ static bool ParseDouble(const std::string& s, double& out) {
 }
 
 double ConfigNode::Number(const std::string& key, double fallback, Bounds b) const {
+  Record(key, FieldType::kNumber, &b, fallback, true);
   if (!Has(key)) return fallback;
   const YAML::Node n = node_[key];
   double v = 0;
@@ -158,6 +175,7 @@ double ConfigNode::Number(const std::string& key, double fallback, Bounds b) con
 }
 
 int ConfigNode::Int(const std::string& key, int fallback, Bounds b) const {
+  Record(key, FieldType::kInteger, &b, fallback, true);
   if (!Has(key)) return fallback;
   const YAML::Node n = node_[key];
   double v = 0;
@@ -174,6 +192,7 @@ int ConfigNode::Int(const std::string& key, int fallback, Bounds b) const {
 }
 
 bool ConfigNode::Bool(const std::string& key, bool fallback) const {
+  Record(key, FieldType::kBoolean);
   if (!Has(key)) return fallback;
   const YAML::Node n = node_[key];
   if (n.IsScalar()) {
@@ -186,6 +205,7 @@ bool ConfigNode::Bool(const std::string& key, bool fallback) const {
 }
 
 std::string ConfigNode::String(const std::string& key, const std::string& fallback) const {
+  Record(key, FieldType::kString);
   if (!Has(key)) return fallback;
   const YAML::Node n = node_[key];
   if (!n.IsScalar()) {
@@ -202,6 +222,7 @@ std::string ConfigNode::String(const std::string& key, const std::string& fallba
 
 std::string ConfigNode::Enum(const std::string& key, const std::string& fallback,
                              const std::vector<std::string>& allowed) const {
+  if (errors_ && errors_->recorder()) errors_->recorder()->Enum(ChildPath(key), allowed);
   std::string v = String(key, fallback);
   for (const auto& a : allowed) {
     if (a == v) return v;
@@ -213,6 +234,7 @@ std::string ConfigNode::Enum(const std::string& key, const std::string& fallback
 }
 
 double ConfigNode::DurationSeconds(const std::string& key, double fallback, Bounds b) const {
+  Record(key, FieldType::kDuration, &b, fallback, true);
   if (!Has(key)) return fallback;
   const YAML::Node n = node_[key];
   if (!n.IsScalar()) {
@@ -264,6 +286,10 @@ double ConfigNode::DurationSeconds(const std::string& key, double fallback, Boun
 }
 
 double ConfigNode::RequiredNumber(const std::string& key, Bounds b) const {
+  if (errors_ && errors_->recorder()) {
+    errors_->recorder()->Required(ChildPath(key));
+    Record(key, FieldType::kNumber, &b);
+  }
   if (!Has(key)) {
     Error("missing required field '" + key + "'");
     return 0;
@@ -272,6 +298,10 @@ double ConfigNode::RequiredNumber(const std::string& key, Bounds b) const {
 }
 
 std::string ConfigNode::RequiredString(const std::string& key) const {
+  if (errors_ && errors_->recorder()) {
+    errors_->recorder()->Required(ChildPath(key));
+    Record(key, FieldType::kString);
+  }
   if (!Has(key)) {
     Error("missing required field '" + key + "'");
     return "";
@@ -280,6 +310,7 @@ std::string ConfigNode::RequiredString(const std::string& key) const {
 }
 
 void ConfigNode::CheckKnown(const std::vector<std::string>& known) const {
+  if (errors_ && errors_->recorder()) errors_->recorder()->Known(path_, known);
   if (!node_.IsMap()) {
     if (IsDefined()) errors_->Add(MakeError(node_, path_, "must be a map"));
     return;

@@ -24,6 +24,9 @@
 
 namespace aiscale::config {
 
+class SchemaRecorder;  // schema_recorder.h
+enum class FieldType : int;
+
 struct ConfigError {
   std::string file;
   int line = 0;      // 1-based; 0 when unknown
@@ -44,8 +47,12 @@ class ConfigErrors {
   const std::vector<ConfigError>& all() const { return errors_; }
   // One line per error; ok when there are none.
   Status ToStatus() const;
+  // While set, every node sharing these errors records what it reads (schema_recorder.h).
+  void set_recorder(SchemaRecorder* recorder) { recorder_ = recorder; }
+  SchemaRecorder* recorder() const { return recorder_; }
 
  private:
+  SchemaRecorder* recorder_ = nullptr;
   std::vector<ConfigError> errors_;
   std::unordered_multimap<size_t, size_t> by_hash_;  // an error's hash -> its index in errors_
 };
@@ -121,6 +128,9 @@ class ConfigNode {
                         const std::string& message) const;
   std::string ChildPath(const std::string& key) const;
   bool CheckBounds(const std::string& key, double v, const Bounds& b) const;
+  // Tells an attached SchemaRecorder what a read of `key` accepts.
+  void Record(const std::string& key, FieldType type, const Bounds* b = nullptr,
+              double fallback = 0, bool has_fallback = false) const;
 
   YAML::Node node_;
   YAML::Mark mark_;  // of this node, or of the nearest defined ancestor
