@@ -13,6 +13,7 @@
 
 #include "cli/commands.h"
 #include "cli/pool_table.h"
+#include "cli/tenant_table.h"
 #include "sim/report.h"
 #include "sim/runner.h"
 #include "sim/scenario.h"
@@ -258,6 +259,8 @@ int RunSimulation(const SimFlags& f) {
     PrintTable(report, std::cout);
     if (report.contains("pool_comparison"))
       PrintPoolComparison(report["pool_comparison"], std::cout);
+    if (report.contains("tenant_comparison"))
+      PrintTenantComparison(report["tenant_comparison"], std::cout);
     std::cout << "\nwrote " << written->json_path << "\nwrote " << written->html_path << "\n";
     for (const auto& p : written->decision_logs) std::cout << "wrote " << p << "\n";
     std::cout << "simulated in " << Cell(wall, 2) << " s\n";

@@ -66,7 +66,8 @@ struct ScenarioResult {
   uint64_t seed = 0;
   double duration_limit_s = 0;
   std::vector<RunResult> runs;
-  nlohmann::json pool_comparison;  // sim/pool_report.h; null without a pool and roles
+  nlohmann::json pool_comparison;    // sim/pool_report.h; null without a pool and roles
+  nlohmann::json tenant_comparison;  // sim/tenant_report.h; null without GpuDemand tenants
 };
 
 Result<RunResult> RunPolicy(const Scenario& s, const PolicyRun& run, const RunOptions& opt);

@@ -10,6 +10,7 @@
 namespace aiscale::sim {
 
 class Cluster;
+class SimPool;
 
 struct WorkloadEnv {
   std::string name;
@@ -19,6 +20,14 @@ struct WorkloadEnv {
   double noise = 0.02;            // relative standard deviation of emitted readings
   Cluster* cluster = nullptr;
   double report_interval_s = 60;  // how often the report's timeline samples the workload
+  // In a run with a shared pool: the pool the replicas are placed on (valid while it runs),
+  // and the GPUs the workload's tenant is guaranteed when it is the tenant's only workload (-1
+  // otherwise: a guarantee shared by several workloads is no one workload's).
+  const SimPool* pool = nullptr;
+  int64_t guaranteed_gpus = -1;
+  // The run stands for an idealized engine where restarts are free and instant (a pool
+  // comparison's `free_borrowing` role): kinds that pay restarts pay none.
+  bool free_restarts = false;
 };
 
 }  // namespace aiscale::sim
