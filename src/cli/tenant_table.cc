@@ -33,7 +33,8 @@ void PrintTenantComparison(const nlohmann::json& c, std::ostream& os) {
     os << "\n";
   };
   if (!runs.empty()) {
-    for (const auto& [name, f] : runs[0]["tenants"].items()) {
+    for (const auto& item : runs[0]["tenants"].items()) {
+      const std::string name = item.key();
       row("  " + name,
           [&](const auto& r) { return Fixed(Tenant(r, name, "pending_gpu_minutes"), 0); });
     }
