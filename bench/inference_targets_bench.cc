@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "report/run_summary.h"
 #include "sim/report.h"
 #include "sim/runner.h"
 #include "sim/scenario.h"
@@ -31,29 +32,28 @@ int RunOne(const std::string& file) {
     std::printf("%s: %s\n", file.c_str(), r.status().message().c_str());
     return 1;
   }
-  const nlohmann::json rep = aiscale::sim::ReportJson(*r);
-  const auto& runs = rep["runs"];
+  const aiscale::report::Report rep = aiscale::sim::BuildReport(*r);
+  const aiscale::report::WorkloadSummary first = rep.runs[0].Totals();
   std::printf("\n%s (%s), wall %.1f s; oracle %.1f GPU-h at attainment %.4f\n", r->scenario.c_str(),
-              file.c_str(), wall, runs[0].value("oracle_gpu_hours", 0.0),
-              runs[0].value("oracle_attainment", 0.0));
+              file.c_str(), wall, first.oracle ? first.oracle->gpu_hours : 0.0,
+              first.oracle ? first.oracle->attainment : 0.0);
   std::printf("  %-12s %10s %8s %8s %8s %8s\n", "policy", "GPU-h", "/oracle", "SLO", "p99 s",
               "TTFT99");
-  for (const auto& e : runs) {
-    std::printf("  %-12s %10.1f %8.2f %8.4f %8.2f %8.2f\n", e.value("policy", "").c_str(),
-                e.value("gpu_hours", 0.0), e.value("gpu_hours_over_oracle", 0.0),
-                e.value("slo_attainment", 0.0), e.value("latency_p99_s", 0.0),
-                e.value("ttft_p99_s", 0.0));
+  for (const auto& run : rep.runs) {
+    const aiscale::report::WorkloadSummary w = run.Totals();
+    const double o = w.oracle ? w.oracle->gpu_hours : 0;
+    const aiscale::report::ServingFigures f = w.serving.value_or(aiscale::report::ServingFigures{});
+    std::printf("  %-12s %10.1f %8.2f %8.4f %8.2f %8.2f\n", run.label.c_str(), w.gpu_hours,
+                o > 0 ? w.gpu_hours / o : 0.0, f.slo_attainment, f.latency_p99_s, f.ttft_p99_s);
   }
-  for (const auto& e : runs) {
-    if (e.value("policy", "") != "predictive" || !e.contains("vs_targets")) continue;
-    for (const auto& t : e["vs_targets"]["targets"]) {
-      std::printf("  predictive %-34s %9.3f  target %-6g %s\n",
-                  t["name"].get<std::string>().c_str(), t["measured"].get<double>(),
-                  t["target"].get<double>(), t["met"].get<bool>() ? "MET" : "NOT MET");
+  for (const auto& run : rep.runs) {
+    const aiscale::report::WorkloadSummary w = run.Totals();
+    if (run.label != "predictive" || !w.verdict) continue;
+    for (const auto& t : w.verdict->targets) {
+      std::printf("  predictive %-34s %9.3f  target %-6g %s\n", t.name.c_str(), t.measured,
+                  t.target, t.met ? "MET" : "NOT MET");
     }
-    if (e["vs_targets"].contains("why_not")) {
-      std::printf("  why: %s\n", e["vs_targets"]["why_not"].get<std::string>().c_str());
-    }
+    if (!w.verdict->why_not.empty()) std::printf("  why: %s\n", w.verdict->why_not.c_str());
   }
   return 0;
 }

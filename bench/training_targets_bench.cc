@@ -10,16 +10,13 @@
 #include <string>
 #include <vector>
 
+#include "report/run_summary.h"
 #include "sim/report.h"
 #include "sim/runner.h"
 #include "sim/scenario.h"
 #include "sim/training_oracle.h"
 
 namespace {
-
-using nlohmann::json;
-
-double Num(const json& j, const char* k) { return j.value(k, 0.0); }
 
 void PrintScenario(const std::string& file) {
   auto s = aiscale::sim::LoadScenario(std::string(AISCALE_SOURCE_DIR) + "/" + file);
@@ -36,34 +33,34 @@ void PrintScenario(const std::string& file) {
     std::printf("%s: %s\n", file.c_str(), r.status().message().c_str());
     return;
   }
-  const json report = aiscale::sim::ReportJson(*r);
-  const json& tr = report["runs"][0];
-  const json& st = report["runs"][1];
+  const aiscale::report::Report rep = aiscale::sim::BuildReport(*r);
+  const aiscale::report::WorkloadSummary tr = rep.runs[0].Totals(), st = rep.runs[1].Totals();
   std::printf("\n%s (%s)%s, both runs %.2f s wall\n", r->scenario.c_str(), file.c_str(),
-              tr.value("cut", false) || st.value("cut", false) ? "  [a run was cut]" : "", wall);
+              rep.runs[0].cut || rep.runs[1].cut ? "  [a run was cut]" : "", wall);
   std::printf("  %-8s %8.1f GPU-h %6.2f h  util %.3f  %2d rescales (%d chosen)\n", "training",
-              Num(tr, "gpu_hours"), Num(tr, "completion_time_s") / 3600, Num(tr, "mean_gpu_util"),
-              tr.value("rescales", 0), tr.value("policy_rescales", 0));
-  std::printf("  %-8s %8.1f GPU-h %6.2f h  util %.3f  %2d rescales (lower bound %.1f)%s\n",
-              "oracle", Num(tr, "oracle_gpu_hours"), Num(tr, "oracle_completion_time_s") / 3600,
-              Num(tr, "oracle_mean_gpu_util"), tr.value("oracle_rescales", 0),
-              Num(tr, "oracle_lower_bound_gpu_hours"),
-              tr.value("oracle_feasible", true) ? "" : "  INFEASIBLE");
-  std::printf("  %-8s %8.1f GPU-h %6.2f h  util %.3f\n", "static", Num(st, "gpu_hours"),
-              Num(st, "completion_time_s") / 3600, Num(st, "mean_gpu_util"));
-  const json v = tr.value("vs_targets", json::object());
-  for (const json& t : v.value("targets", json::array())) {
-    const bool met = t.value("met", false), req = t.value("required", true);
+              tr.gpu_hours, tr.completion_time_s / 3600, tr.mean_gpu_util, tr.rescales,
+              tr.training ? tr.training->policy_rescales : 0);
+  if (tr.oracle) {
+    const auto& o = *tr.oracle;
+    std::printf("  %-8s %8.1f GPU-h %6.2f h  util %.3f  %2d rescales (lower bound %.1f)%s\n",
+                "oracle", o.gpu_hours, o.completion_time_s / 3600, o.mean_gpu_util, o.rescales,
+                o.lower_bound_gpu_hours, o.feasible ? "" : "  INFEASIBLE");
+  }
+  std::printf("  %-8s %8.1f GPU-h %6.2f h  util %.3f\n", "static", st.gpu_hours,
+              st.completion_time_s / 3600, st.mean_gpu_util);
+  if (!tr.verdict) return;
+  for (const auto& t : tr.verdict->targets) {
     std::string oracle;
-    if (t.contains("oracle")) {
+    if (t.oracle) {
       char buf[48];
-      std::snprintf(buf, sizeof buf, "  (oracle %.3f)", t["oracle"].get<double>());
+      std::snprintf(buf, sizeof buf, "  (oracle %.3f)", *t.oracle);
       oracle = buf;
     }
-    std::printf("  %-28s %10.3f  target %-6g %s%s\n", t.value("name", "").c_str(),
-                Num(t, "measured"), Num(t, "target"),
-                met ? "MET" : (req ? "NOT MET" : "not met, not required: the oracle misses it too"),
-                oracle.c_str());
+    std::printf(
+        "  %-28s %10.3f  target %-6g %s%s\n", t.name.c_str(), t.measured, t.target,
+        t.met ? "MET"
+              : (t.Required() ? "NOT MET" : "not met, not required: the oracle misses it too"),
+        oracle.c_str());
   }
 }
 

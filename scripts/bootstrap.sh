@@ -18,10 +18,12 @@ pkgs=(build-essential cmake ninja-build pkg-config libyaml-cpp-dev nlohmann-json
 # with Debian's 1.20.2 and 1.32; they skip without one).
 # The dashboard's browser test drives Debian's chromium (tests/integration/dashboard_browser.sh;
 # playwright-core comes from the npm registry, pinned in tests/browser/package-lock.json; node
-# and npm are the machine's own, not Debian's, which would replace its Node 20).
+# and npm are the machine's own where it has them, else Debian's nodejs and npm).
+# report.html is opened in headless Chromium by tests/integration/report_browser.sh.
 if [ "$mode" = test ]; then
   pkgs+=(clang-14 libclang-rt-14-dev chromium)
   command -v kubectl >/dev/null || pkgs+=(kubernetes-client)
+  command -v npm >/dev/null || pkgs+=(nodejs npm)
 fi
 missing=()
 for p in "${pkgs[@]}"; do

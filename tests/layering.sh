@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Checks DESIGN.md's dependency rule over #include lines: core depends on nothing;
-# monitor, decide, act, store and control depend only on core.
+# Checks the dependency rule (docs/architecture.md, "Layers") over #include lines: core depends on nothing;
+# monitor, decide, act, store and control depend only on core; report (summaries, tables,
+# charts, report.html) only on core, so the simulator, the CLI and the server can share it.
 set -u
 root=${1:-.}
 fail=0
@@ -16,7 +17,7 @@ check() {
   done < <(grep -rn '#include "' "$root/src/$layer" 2>/dev/null)
 }
 check core
-for l in monitor decide act store control; do check $l core; done
-check server core store
+for l in monitor decide act store control report; do check $l core; done
+check server core store report
 [ $fail = 0 ] && echo "layering: 1 passed, 0 failed" || echo "layering: 0 passed, 1 failed"
 exit $fail

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Measures aiscale rescaling a real torchrun job on this machine (README "Benchmarks"): runs
+# Measures aiscale rescaling a real torchrun job on this machine (docs/benchmarks.md): runs
 # `aiscale run` with the `training` policy on examples/elastic/train.py (short epochs with a
 # 30 s eval, so the policy meets every phase) for DURATION seconds, then prints every restart
 # (world size, resumed step, samples lost, cause), every rescale (decision -> first step at the

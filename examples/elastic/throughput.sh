@@ -1,5 +1,5 @@
 #!/bin/bash
-# The throughput target of issue 9 (README "Benchmarks"): the same torchrun job
+# The throughput target of issue 9 (docs/benchmarks.md): the same torchrun job
 # (examples/elastic/train.py, same samples) run three times on this machine: static at 1 agent,
 # static at 2 agents (aiscale's `static` policy, min = max) and under aiscale's `training`
 # policy (1-3 agents, starting at 1). Prints, per run, the job time (aiscale started -> the
@@ -53,7 +53,7 @@ if [ -n "$keep" ]; then
   mkdir -p "$keep"
   cp "$ITEST_TMP/aiscale/events.jsonl" "$ITEST_TMP/aiscale/store.db" "$ITEST_TMP/aiscale/aiscale.log" \
     "$ITEST_TMP/aiscale/aiscale.yaml" "$keep/"
-  # The simulator on the calibrated run: predicted vs real (README, simulator fidelity).
+  # The simulator on the calibrated run: predicted vs real (docs/benchmarks.md, "Elastic training").
   "$aiscale" calibrate --config "$keep/aiscale.yaml" --events "$keep/events.jsonl" \
     --store "$keep/store.db" -o "$keep/calibrated.yaml"
 fi

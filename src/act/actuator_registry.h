@@ -1,5 +1,6 @@
-// The explicit list of engines a workload's `target:` may name (DESIGN.md "Seams": Actuator
-// implementations). Adding an engine: its files in act/ and one line in actuator_registry.cc.
+// The explicit list of engines a workload's `target:` may name (docs/architecture.md "Seams":
+// Actuator implementations). Adding an engine: its files in act/ and one line in
+// actuator_registry.cc.
 #pragma once
 
 #include "core/config/spec_registry.h"

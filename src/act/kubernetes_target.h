@@ -1,10 +1,10 @@
 // KubernetesTargetConfig: the `target:` of a workload scaled through the Kubernetes API's /scale
 // subresource (engine: kubernetes).
 //
-// Parsed once at the edge (STYLE.md 7): errors land at their field paths in the ConfigNode's
-// ConfigErrors, unknown fields are rejected. Only the fields are checked here; the kubeconfig
-// or service account named by `auth` is read when the actuator is made (KubeAuthConfig), so a
-// missing file is a startup error, never a crash. A plain value type; copy freely.
+// Parsed once at the edge (docs/architecture.md, practice 7): errors land at their field paths in
+// the ConfigNode's ConfigErrors, unknown fields are rejected. Only the fields are checked here; the
+// kubeconfig or service account named by `auth` is read when the actuator is made (KubeAuthConfig),
+// so a missing file is a startup error, never a crash. A plain value type; copy freely.
 //
 //   target: {engine: kubernetes, kind: Deployment, namespace: ai, name: llm,
 //            auth: {kubeconfig: ~/.kube/config, context: prod}, gpu_capacity: true}

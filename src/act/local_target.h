@@ -1,8 +1,8 @@
 // LocalTargetConfig: the `target:` of a workload run as N local processes (engine: local).
 //
-// Parsed once at the edge (STYLE.md 7): every error is recorded at its field path in the
-// ConfigNode's ConfigErrors, unknown fields are rejected, and the caller checks the errors
-// before building a LocalActuator from the result. A plain value type; copy freely.
+// Parsed once at the edge (docs/architecture.md, practice 7): every error is recorded at its field
+// path in the ConfigNode's ConfigErrors, unknown fields are rejected, and the caller checks the
+// errors before building a LocalActuator from the result. A plain value type; copy freely.
 //
 //   target: {engine: local, command: ["python3", "srv.py", "--port", "{port}"], base_port: 18100,
 //            readiness: {http: /health}, grace_period: 10s}

@@ -1,8 +1,8 @@
 // SlurmTargetConfig: the `target:` of a workload run as Slurm batch jobs, one job per replica
 // (engine: slurm).
 //
-// Parsed once at the edge (STYLE.md 7): every error lands at its field path in the
-// ConfigNode's ConfigErrors, unknown fields are rejected, and the caller checks the errors
+// Parsed once at the edge (docs/architecture.md, practice 7): every error lands at its field path
+// in the ConfigNode's ConfigErrors, unknown fields are rejected, and the caller checks the errors
 // before building a SlurmActuator. Whether the script exists and the Slurm commands are on
 // PATH is checked when the actuator starts, not here (`aiscale validate` runs anywhere).
 // A plain value type; copy freely.

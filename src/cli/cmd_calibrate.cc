@@ -165,7 +165,7 @@ Status PredictAndCompare(const std::string& yaml, const std::string& file,
   ASSIGN_OR_RETURN(sim::Scenario s, sim::ParseScenario(yaml, file));
   ASSIGN_OR_RETURN(auto runs, s.Runs({s.workloads[0].spec.pipeline.name}));
   ASSIGN_OR_RETURN(sim::RunResult r, sim::RunPolicy(s, runs[0], sim::RunOptions{}));
-  const nlohmann::json& summary = r.workloads[0].summary;
+  const report::WorkloadSummary& summary = r.workloads[0].summary;
   os << "predicted (simulator, policy " << r.policy << ") vs real:\n";
   os << "  what                  predicted        real    error\n";
   for (const sim::FidelityRow& row : sim::CompareWithRun(c.real, summary)) {
@@ -174,7 +174,9 @@ Status PredictAndCompare(const std::string& yaml, const std::string& file,
                   row.predicted, row.real, 100 * row.error);
     os << line;
   }
-  if (!summary.value("completed", false)) os << "  (the simulated job did not finish)\n";
+  if (!summary.training || !summary.training->completed) {
+    os << "  (the simulated job did not finish)\n";
+  }
   return Status::Ok();
 }
 

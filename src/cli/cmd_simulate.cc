@@ -14,6 +14,8 @@
 #include "cli/commands.h"
 #include "cli/pool_table.h"
 #include "cli/tenant_table.h"
+#include "report/comparison.h"
+#include "report/report_json.h"
 #include "sim/report.h"
 #include "sim/runner.h"
 #include "sim/scenario.h"
@@ -112,83 +114,24 @@ std::string Cell(double v, int decimals) {
   return os.str();
 }
 
-void PrintTable(const nlohmann::json& report, std::ostream& os) {
-  const auto& runs = report["runs"];
-  const nlohmann::json* st = nullptr;
-  for (const auto& r : runs) {
-    if (r.value("policy", "") == "static") st = &r;
+// The report layer's comparison (the table report.html shows), then the notes.
+void PrintTable(const report::Report& r, std::ostream& os) {
+  const std::vector<std::string> names = r.WorkloadNames();
+  if (names.size() > 1) os << "all workloads\n";
+  os << report::RenderText(report::BuildComparison(r));
+  for (size_t i = 0; names.size() > 1 && i < names.size(); ++i) {
+    os << "\nworkload " << names[i] << "\n"
+       << report::RenderText(report::BuildComparison(r, names[i]));
   }
-  struct Row {
-    const char* label;
-    const char* key;
-    double scale;
-    int decimals;
-  };
-  const std::vector<Row> training_rows = {
-      {"GPU-hours", "gpu_hours", 1, 1},
-      {"job completion time (h)", "completion_time_s", 1 / 3600.0, 2},
-      {"mean GPU utilization", "mean_gpu_util", 1, 3},
-      {"rescales", "rescales", 1, 0},
-      {"rescales per hour", "rescales_per_hour", 1, 2},
-      {"time to replace failed node (s)", "max_failure_replacement_s", 1, 0}};
-  // Inference runs carry serving figures instead (sim/inference); show those.
-  const std::vector<Row> inference_rows = {{"GPU-hours", "gpu_hours", 1, 1},
-                                           {"GPU-hours / oracle", "gpu_hours_over_oracle", 1, 2},
-                                           {"SLO attainment", "slo_attainment", 1, 4},
-                                           {"latency p50 (s)", "latency_p50_s", 1, 2},
-                                           {"latency p99 (s)", "latency_p99_s", 1, 2},
-                                           {"TTFT p99 (s)", "ttft_p99_s", 1, 2},
-                                           {"timed out", "timed_out", 1, 0},
-                                           {"dropped", "dropped", 1, 0},
-                                           {"scale events", "scale_events", 1, 0}};
-  const bool inference = !runs.empty() && runs[0].value("kind", "") == "InferenceService";
-  const std::vector<Row>& rows = inference ? inference_rows : training_rows;
-  const int w0 = 34, w = 14;
-  os << std::left << std::setw(w0) << "" << std::right;
-  for (const auto& r : runs) os << std::setw(w) << r.value("policy", "");
-  if (st) {
-    for (const auto& r : runs) {
-      if (&r != st) os << std::setw(w + 4) << (r.value("policy", "") + "/static");
-    }
+  bool oracle = false;
+  for (const auto& run : r.runs) {
+    for (const auto& w : run.workloads) oracle = oracle || w.oracle.has_value();
   }
-  os << "\n";
-  for (const Row& row : rows) {
-    os << std::left << std::setw(w0) << row.label << std::right;
-    for (const auto& r : runs)
-      os << std::setw(w) << Cell(r.value(row.key, 0.0) * row.scale, row.decimals);
-    if (st) {
-      const double b = st->value(row.key, 0.0);
-      for (const auto& r : runs) {
-        if (&r == st) continue;
-        const double a = r.value(row.key, 0.0);
-        os << std::setw(w + 4) << (b != 0 ? Cell(a / b, 3) : std::string("-"));
-      }
-    }
-    os << "\n";
+  if (oracle) {
+    os << "oracle: the offline lower bound (perfect foresight of the same work; for inference, "
+          "no cold start)\n";
   }
-  if (inference) {
-    os << "oracle (offline lower bound, perfect foresight, no cold start): "
-       << Cell(runs[0].value("oracle_gpu_hours", 0.0), 1) << " GPU-hours at SLO attainment "
-       << Cell(runs[0].value("oracle_attainment", 0.0), 4) << "\n";
-  }
-  for (const auto& r : runs) {
-    if (r.contains("vs_targets") && r["vs_targets"].contains("why_not")) {
-      os << "note: " << r.value("policy", "")
-         << " misses targets: " << r["vs_targets"]["why_not"].get<std::string>() << "\n";
-    }
-  }
-  for (const auto& r : runs) {
-    if (r.contains("vs_static") && r["vs_static"].contains("why_not")) {
-      os << "note: " << r.value("policy", "")
-         << " did not beat static: " << r["vs_static"]["why_not"].get<std::string>() << "\n";
-    }
-  }
-  for (const auto& r : runs) {
-    if (r.value("cut", false)) {
-      os << "note: " << r.value("policy", "") << " was cut at the duration limit ("
-         << Cell(r.value("end_s", 0.0) / 3600, 1) << " h) before the job finished\n";
-    }
-  }
+  for (const std::string& note : report::ComparisonNotes(r)) os << "note: " << note << "\n";
 }
 
 int RunSimulation(const SimFlags& f) {
@@ -244,23 +187,24 @@ int RunSimulation(const SimFlags& f) {
     std::cerr << "aiscale: " << result.status().message() << "\n";
     return 1;
   }
-  auto written = sim::WriteReport(*result, f.out, &*lock);
+  const report::Report built = sim::BuildReport(*result);
+  auto written = sim::WriteReport(*result, built, f.out, &*lock);
   if (!written.ok()) {
     std::cerr << "aiscale: " << written.status().message() << "\n";
     return 1;
   }
-  const nlohmann::json report = sim::ReportJson(*result);
   const double wall =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   if (f.json) {
-    std::cout << report.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+    std::cout << report::ToJson(built).dump(1, ' ', false, nlohmann::json::error_handler_t::replace)
+              << "\n";
   } else {
     std::cout << "scenario " << result->scenario << " (seed " << result->seed << ")\n\n";
-    PrintTable(report, std::cout);
-    if (report.contains("pool_comparison"))
-      PrintPoolComparison(report["pool_comparison"], std::cout);
-    if (report.contains("tenant_comparison"))
-      PrintTenantComparison(report["tenant_comparison"], std::cout);
+    PrintTable(built, std::cout);
+    if (!built.pool_comparison.is_null()) PrintPoolComparison(built.pool_comparison, std::cout);
+    if (!built.tenant_comparison.is_null()) {
+      PrintTenantComparison(built.tenant_comparison, std::cout);
+    }
     std::cout << "\nwrote " << written->json_path << "\nwrote " << written->html_path << "\n";
     for (const auto& p : written->decision_logs) std::cout << "wrote " << p << "\n";
     std::cout << "simulated in " << Cell(wall, 2) << " s\n";

@@ -2,11 +2,11 @@
 // the store, the HTTP server, leader election, the named metric sources, and each workload with its
 // bounds, behavior, policy, signals (each from a named source) and target (the engine it runs on).
 //
-// Parsing follows STYLE.md 7: defaults beside each field, unknown fields rejected, every error
-// recorded with file:line:column and field path. Everything is parsed once into typed specs:
-// the workload fields by decide::ReadWorkloadFields (as the Scenario reads them), the pipeline
-// by decide::BuildPipeline, sources and targets by their registries, which validate their own
-// fields and capture them in factories. No half-valid config escapes, and after parsing
+// Parsing follows docs/architecture.md practice 7: defaults beside each field, unknown fields
+// rejected, every error recorded with file:line:column and field path. Everything is parsed once
+// into typed specs: the workload fields by decide::ReadWorkloadFields (as the Scenario reads them),
+// the pipeline by decide::BuildPipeline, sources and targets by their registries, which validate
+// their own fields and capture them in factories. No half-valid config escapes, and after parsing
 // nothing reads YAML again.
 //
 //   config::ConfigErrors errs;

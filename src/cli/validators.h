@@ -1,8 +1,9 @@
 // The kinds of config document aiscale knows, and for each the function that validates it.
 //
 // Why a table: `aiscale validate` dispatches on `kind`, and a new kind is one line in
-// validators.cc next to its validator (STYLE.md 6), not a branch in the command. A validator
-// records every error in root.errors() and returns an error Status when it recorded any.
+// validators.cc next to its validator (docs/architecture.md, practice 6), not a branch in the
+// command. A validator records every error in root.errors() and returns an error Status when it
+// recorded any.
 #pragma once
 
 #include <string>

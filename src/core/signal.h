@@ -1,4 +1,4 @@
-// Canonical signal names (DESIGN.md "Signals") and the valid range of each.
+// Canonical signal names (docs/architecture.md, "Signals") and the valid range of each.
 //
 // Why: every source maps its native metric names onto these, so a policy reads `gpu_util`
 // whether it came from dcgm-exporter, Prometheus or the simulator. Custom names are allowed;
@@ -25,7 +25,7 @@ inline constexpr std::string_view kStepsPerS = "steps_per_s";
 inline constexpr std::string_view kPhase = "phase";                   // Phase enum as a number
 inline constexpr std::string_view kEpochProgress = "epoch_progress";  // 0-1 within the epoch
 inline constexpr std::string_view kLoss = "loss";
-// Training extensions the simulator and torchrun jobs report (custom by DESIGN.md's rules,
+// Training extensions the simulator and torchrun jobs report (custom names: docs/architecture.md,
 // named here so the training policy and the sources agree on them).
 inline constexpr std::string_view kEpoch = "epoch";               // completed epochs, >= 0
 inline constexpr std::string_view kJobProgress = "job_progress";  // 0-1 of all samples

@@ -1,5 +1,5 @@
 // Typed specs: a workload's configuration after it was parsed and validated once, shared by the
-// simulator's Scenario and the daemon's ControllerConfig (DESIGN.md "Live mode").
+// simulator's Scenario and the daemon's ControllerConfig (docs/architecture.md "Live mode").
 //
 // Why: after parsing nothing reads YAML again. A PolicySpec holds the built, immutable policy,
 // stabilizer and constraints (all three are pure and keep their state in PersistentState, so

@@ -1,6 +1,6 @@
 // WorkloadView and LiveView: what the daemon knows about each workload right now, as a copy
-// the HTTP API can read without touching the Controller (DESIGN.md: the server reads snapshots
-// and the Store, never calls a policy).
+// the HTTP API can read without touching the Controller (docs/architecture.md: the server reads
+// snapshots and the Store, never calls a policy).
 //
 // Contract: LiveView implementations return copies taken under their own lock, so a reader
 // never sees a half-written tick. Thread-safe.

@@ -40,7 +40,7 @@ WorkloadSpec ReadWorkloadFields(const config::ConfigNode& w, double collect_inte
   s.min_replicas = cc.min_replicas;
   s.max_replicas = cc.max_replicas;
   s.granularity = cc.granularity;
-  // DESIGN.md: stale means older than 3 scrape intervals unless configured.
+  // docs/architecture.md: stale means older than 3 scrape intervals unless configured.
   s.staleness_s = w.DurationSeconds("staleness", 3 * collect_interval_s, config::Above(0));
   s.cold_start_s = w.DurationSeconds("cold_start", 0, config::AtLeast(0));
   return s;

@@ -1,4 +1,5 @@
-// PolicyRegistry: the explicit list of policy names and their factories (STYLE.md 6).
+// PolicyRegistry: the explicit list of policy names and their factories (docs/architecture.md,
+// practice 6).
 //
 // Why: a plain list in policy_registry.cc, not static-init registration, so what exists is
 // readable in one place and duplicate names fail when the registry is built.

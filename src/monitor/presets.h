@@ -47,7 +47,7 @@ struct Preset {
 const Preset* FindPreset(std::string_view name);
 std::vector<std::string_view> PresetNames();
 
-// Canonical-name extensions used by the presets (custom signals by DESIGN.md's rules).
+// Canonical-name extensions used by the presets (custom signals: docs/architecture.md, "Signals").
 inline constexpr std::string_view kGrEngineActive = "gr_engine_active";  // 0-1, dcgm
 inline constexpr std::string_view kWorldSize = "world_size";             // training
 inline constexpr std::string_view kLastRestartTimestampS = "last_restart_timestamp_s";

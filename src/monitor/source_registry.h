@@ -1,6 +1,6 @@
 // The explicit list of metric source types a controller config's `sources:` may use
-// (DESIGN.md "Seams": MetricSource implementations). Adding a source: its files in monitor/,
-// one line in source_registry.cc, and docs/adding-a-source.md.
+// (docs/architecture.md "Seams": MetricSource implementations). Adding a source: its files in
+// monitor/, one line in source_registry.cc, and docs/adding-a-source.md.
 #pragma once
 
 #include "core/config/spec_registry.h"

@@ -23,6 +23,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/result.h"
+#include "report/run_summary.h"
 
 namespace aiscale::sim {
 
@@ -116,7 +117,7 @@ struct ScenarioFrame {
 };
 std::string ScenarioYaml(const Calibration& c, const ScenarioFrame& frame);
 
-// Predicted (a simulator TrainingJob Summary()) next to real, one row per figure, with the
+// Predicted (a simulated TrainingJob's summary) next to real, one row per figure, with the
 // relative error (predicted / real - 1; 0 when both are 0).
 struct FidelityRow {
   std::string what;
@@ -124,6 +125,7 @@ struct FidelityRow {
   double real = 0;
   double error = 0;
 };
-std::vector<FidelityRow> CompareWithRun(const RealRun& real, const nlohmann::json& summary);
+std::vector<FidelityRow> CompareWithRun(const RealRun& real,
+                                        const report::WorkloadSummary& summary);
 
 }  // namespace aiscale::sim

@@ -5,7 +5,6 @@
 #include <sstream>
 
 #include "sim/calibrate.h"
-#include "sim/json_fields.h"
 
 namespace aiscale::sim {
 namespace {
@@ -109,8 +108,9 @@ std::string ScenarioYaml(const Calibration& c, const ScenarioFrame& f) {
   return o.str();
 }
 
-std::vector<FidelityRow> CompareWithRun(const RealRun& real, const nlohmann::json& summary) {
-  const nlohmann::json phases = summary.value("phase_time_s", nlohmann::json::object());
+std::vector<FidelityRow> CompareWithRun(const RealRun& real,
+                                        const report::WorkloadSummary& summary) {
+  const report::TrainingFigures t = summary.training.value_or(report::TrainingFigures{});
   auto row = [](std::string what, double predicted, double actual) {
     FidelityRow r{std::move(what), predicted, actual, 0};
     if (actual != 0) r.error = predicted / actual - 1;
@@ -118,13 +118,13 @@ std::vector<FidelityRow> CompareWithRun(const RealRun& real, const nlohmann::jso
     return r;
   };
   return {
-      row("rescales", NumberOr(summary, "rescales", 0), real.rescales),
-      row("load time (s)", NumberOr(phases, "load", 0), real.load_s),
-      row("compute time (s)", NumberOr(phases, "compute", 0), real.compute_s),
-      row("eval time (s)", NumberOr(phases, "eval", 0), real.eval_s),
-      row("restart time (s)", NumberOr(summary, "restart_time_s", 0), real.restart_s),
-      row("job time (s)", NumberOr(summary, "completion_time_s", 0), real.job_time_s),
-      row("node-hours", NumberOr(summary, "gpu_hours", 0), real.node_hours),
+      row("rescales", summary.rescales, real.rescales),
+      row("load time (s)", t.load_s, real.load_s),
+      row("compute time (s)", t.compute_s, real.compute_s),
+      row("eval time (s)", t.eval_s, real.eval_s),
+      row("restart time (s)", t.restart_time_s, real.restart_s),
+      row("job time (s)", summary.completion_time_s, real.job_time_s),
+      row("node-hours", summary.gpu_hours, real.node_hours),
   };
 }
 

@@ -2,8 +2,8 @@
 //
 // Events are ordered by (time, seq): equal times run in scheduling order, so a run is
 // deterministic. Time is integer nanoseconds. The queue owns its clock; two simulations in
-// one process never share time (STYLE.md 11). SimClock moves only when the queue runs an
-// event or AdvanceTo is called. Not thread-safe: the simulator is single-threaded.
+// one process never share time (docs/architecture.md, practice 11). SimClock moves only when the
+// queue runs an event or AdvanceTo is called. Not thread-safe: the simulator is single-threaded.
 #pragma once
 
 #include <cstdint>

@@ -79,12 +79,12 @@ Result<PoolBoundResult> ComputePoolBound(const PoolBoundInput& in) {
   }
   PoolBoundResult out;
   for (const auto& job : jobs) {
-    const nlohmann::json s = job->Summary();
-    const double samples = s.value("samples_trained", 0.0);
+    const report::WorkloadSummary s = job->Summary();
+    const double samples = s.training ? s.training->samples_trained : 0.0;
     out.per_job.push_back(samples);
     out.samples_trained += samples;
-    out.completion_s.push_back(job->Done() ? s.value("completion_time_s", -1.0) : -1.0);
-    out.training_gpu_hours += s.value("gpu_hours", 0.0);
+    out.completion_s.push_back(job->Done() ? s.completion_time_s : -1.0);
+    out.training_gpu_hours += s.gpu_hours;
   }
   return out;
 }

@@ -1,6 +1,7 @@
 #include "sim/pool_report.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "sim/pool_bound.h"
 
@@ -12,31 +13,31 @@ double Num(const nlohmann::json& j, const char* key) {
   return it != j.end() && it->is_number() ? it->get<double>() : 0.0;
 }
 
-bool IsKind(const WorkloadRun& w, const char* kind) { return w.summary.value("kind", "") == kind; }
-
-// One run's figures.
+// One run's figures, from its workloads' typed summaries.
 nlohmann::json RunFigures(const RunResult& run) {
   nlohmann::json inference = nlohmann::json::object(), jobs = nlohmann::json::object();
   double samples = 0, lost = 0, restart_s = 0;
   int rescales = 0;
   for (const WorkloadRun& w : run.workloads) {
-    if (IsKind(w, "InferenceService")) {
-      inference[w.name] = {{"slo_attainment", Num(w.summary, "slo_attainment")},
-                           {"slo_target", w.summary["slo"].value("attainment", 0.99)},
-                           {"gpu_hours", Num(w.summary, "gpu_hours")}};
-    } else if (IsKind(w, "TrainingJob")) {
-      const bool done = w.summary.value("completed", false);
-      jobs[w.name] = {{"samples_trained", Num(w.summary, "samples_trained")},
-                      {"completed", done},
-                      {"completion_time_s", done ? Num(w.summary, "completion_time_s") : -1.0},
-                      {"rescales", Num(w.summary, "rescales")},
-                      {"restart_time_s", Num(w.summary, "restart_time_s")},
-                      {"samples_lost", Num(w.summary, "samples_lost")},
-                      {"gpu_hours", Num(w.summary, "gpu_hours")}};
-      samples += Num(w.summary, "samples_trained");
-      lost += Num(w.summary, "samples_lost");
-      restart_s += Num(w.summary, "restart_time_s");
-      rescales += static_cast<int>(Num(w.summary, "rescales"));
+    const report::WorkloadSummary& s = w.summary;
+    if (s.serving) {
+      const double target = s.serving->slo.attainment;
+      inference[w.name] = {{"slo_attainment", s.serving->slo_attainment},
+                           {"slo_target", std::isnan(target) ? 0.99 : target},
+                           {"gpu_hours", s.gpu_hours}};
+    } else if (s.training) {
+      const report::TrainingFigures& t = *s.training;
+      jobs[w.name] = {{"samples_trained", t.samples_trained},
+                      {"completed", t.completed},
+                      {"completion_time_s", t.completed ? s.completion_time_s : -1.0},
+                      {"rescales", s.rescales},
+                      {"restart_time_s", t.restart_time_s},
+                      {"samples_lost", t.samples_lost},
+                      {"gpu_hours", s.gpu_hours}};
+      samples += t.samples_trained;
+      lost += t.samples_lost;
+      restart_s += t.restart_time_s;
+      rescales += s.rescales;
     }
   }
   return {{"label", run.policy},
@@ -48,6 +49,18 @@ nlohmann::json RunFigures(const RunResult& run) {
           {"training_rescales", rescales},
           {"restart_time_s", restart_s},
           {"pool_utilization", run.pool.is_null() ? 0.0 : Num(run.pool, "utilization")}};
+}
+
+// The inference oracle's plan of a workload's run (replicas per interval), or null.
+const report::OraclePlan* PlanOf(const WorkloadRun& w) {
+  return w.summary.serving && w.summary.oracle ? &w.summary.oracle->plan : nullptr;
+}
+
+std::vector<int> Replicas(const report::OraclePlan& plan) {
+  std::vector<int> out;
+  out.reserve(plan.replicas.size());
+  for (double n : plan.replicas) out.push_back(static_cast<int>(n));
+  return out;
 }
 
 const RunResult* ByRole(const ScenarioResult& r, const char* role) {
@@ -74,10 +87,10 @@ Result<PoolBoundResult> Bound(const Scenario& s, const RunResult& pool_run) {
       in.jobs.push_back({w.name, TrainingJobConfig::Parse(w.node.Child("job")), w.spec.min_replicas,
                          w.spec.max_replicas});
     } else if (w.kind == "InferenceService" && i < pool_run.workloads.size()) {
-      const nlohmann::json& plan = pool_run.workloads[i].summary["oracle_plan"];
-      if (!plan.is_object()) return Status::Invalid("no inference oracle plan in the pool run");
-      in.interval_s = plan.value("interval_s", 60.0);
-      in.inference = plan["replicas"].get<std::vector<int>>();
+      const report::OraclePlan* plan = PlanOf(pool_run.workloads[i]);
+      if (!plan) return Status::Invalid("no inference oracle plan in the pool run");
+      in.interval_s = plan->interval_s > 0 ? plan->interval_s : 60.0;
+      in.inference = Replicas(*plan);
       in.inference_gpus = w.spec.pool.gpus_per_replica;
     }
   }
@@ -89,7 +102,7 @@ Result<PoolBoundResult> Bound(const Scenario& s, const RunResult& pool_run) {
 int Peaks(const Scenario& s, const RunResult& pool_run) {
   int64_t room = s.pool->size.value_or(0);
   double merge_s = 0;
-  const nlohmann::json* plan = nullptr;
+  const report::OraclePlan* plan = nullptr;
   int gpus = 1;
   for (size_t i = 0; i < s.workloads.size(); ++i) {
     const ScenarioWorkload& w = s.workloads[i];
@@ -97,13 +110,13 @@ int Peaks(const Scenario& s, const RunResult& pool_run) {
       room -= int64_t{w.spec.max_replicas} * w.spec.pool.gpus_per_replica;
       merge_s = std::max(merge_s, 2 * w.spec.cold_start_s);
     } else if (w.kind == "InferenceService" && i < pool_run.workloads.size() && !plan) {
-      plan = &pool_run.workloads[i].summary["oracle_plan"];
+      plan = PlanOf(pool_run.workloads[i]);
       gpus = w.spec.pool.gpus_per_replica;
     }
   }
-  if (!plan || !plan->is_object()) return 0;
-  return CountPeaks((*plan)["replicas"].get<std::vector<int>>(), plan->value("interval_s", 60.0),
-                    gpus, room, merge_s);
+  if (!plan) return 0;
+  return CountPeaks(Replicas(*plan), plan->interval_s > 0 ? plan->interval_s : 60.0, gpus, room,
+                    merge_s);
 }
 
 nlohmann::json Target(const std::string& what, double value, double goal, bool met) {

@@ -1,11 +1,6 @@
-// Report: report.json (machine-readable) and the per-run decision logs of a ScenarioResult.
-//
-// report.json: {"scenario", "file", "seed", "duration_limit_s", "runs": [{"policy",
-// "gpu_hours", "completion_time_s", "mean_gpu_util" (0-1, over allocated GPUs, time-weighted),
-// "rescales", "max_failure_replacement_s", "cut", "timeline": [...], "workloads": [...],
-// "decisions": {...}}, ...]}. A run entry is generic: a single workload's Summary() is merged
-// into it as is (so other kinds add their own fields); with several workloads the figures above
-// are aggregated (sums; max for times; GPU-hour-weighted mean utilization).
+// Report: a ScenarioResult as the report layer's typed Report (report/run_summary.h), judged
+// against the scenario's targets, and written out: report.json (report/report_json.h),
+// report.html (report/report_html.h) and one decision log per run.
 #pragma once
 
 #include <string>
@@ -14,12 +9,17 @@
 #include <nlohmann/json.hpp>
 
 #include "core/result.h"
+#include "report/run_summary.h"
 #include "sim/report_files.h"
 #include "sim/runner.h"
 
 namespace aiscale::sim {
 
-nlohmann::json RunEntry(const RunResult& r);
+// One run, typed: each workload's summary with its timeline, and the decisions digested.
+report::RunSummary Summarize(const RunResult& r);
+// Every run summarized, then judged (report/judge.h) against `r.targets`.
+report::Report BuildReport(const ScenarioResult& r);
+// report.json's document: report::ToJson(BuildReport(r)).
 nlohmann::json ReportJson(const ScenarioResult& r);
 // One ToJson(Decision) per line, in tick order: the golden-file format.
 std::string DecisionLogJsonl(const RunResult& r);
@@ -35,5 +35,9 @@ struct WrittenReport {
 // writing anything when two runs' labels map to one decision-log file.
 Result<WrittenReport> WriteReport(const ScenarioResult& r, const std::string& dir,
                                   const OutputLock* held = nullptr);
+// The same from a report already built (BuildReport(r)), so a caller that also prints it
+// builds it once.
+Result<WrittenReport> WriteReport(const ScenarioResult& r, const report::Report& built,
+                                  const std::string& dir, const OutputLock* held = nullptr);
 
 }  // namespace aiscale::sim

@@ -36,7 +36,7 @@ struct Simulation {
   std::unique_ptr<SimSource> source;
   std::unique_ptr<SimActuator> actuator;
   std::unique_ptr<control::Controller> controller;
-  std::vector<nlohmann::json> timelines;
+  std::vector<std::vector<report::TimelinePoint>> timelines;
   bool finished = false;
 };
 
@@ -134,7 +134,7 @@ Result<RunResult> RunPolicy(const Scenario& s, const PolicyRun& run, const RunOp
     RETURN_IF_ERROR(sim.dir.Add(built.get()));
     initial.push_back(built_initial);
     sim.workloads.push_back(std::move(built));
-    sim.timelines.push_back(nlohmann::json::array());
+    sim.timelines.emplace_back();
   }
   if (run.pool) {
     int64_t starts = 0;
@@ -178,6 +178,7 @@ Result<RunResult> RunPolicy(const Scenario& s, const PolicyRun& run, const RunOp
   out.policy = run.label;
   out.role = run.role;
   out.policy_name = run.pipelines.empty() ? run.label : run.pipelines[0].name;
+  out.baseline = run.baseline;
   const Duration report = Seconds(s.report_interval_s);
   double next_progress_s = opt.progress_every_sim_s;
 
@@ -233,8 +234,10 @@ Result<RunResult> RunPolicy(const Scenario& s, const PolicyRun& run, const RunOp
   out.end_s = SinceEpochSeconds(sim.q.Now());
   sample();
   for (size_t i = 0; i < sim.workloads.size(); ++i) {
-    out.workloads.push_back(
-        {sim.workloads[i]->ref().name, sim.workloads[i]->Summary(), std::move(sim.timelines[i])});
+    WorkloadRun w{sim.workloads[i]->ref().name, sim.workloads[i]->Summary(),
+                  std::move(sim.timelines[i])};
+    w.summary.name = w.name;
+    out.workloads.push_back(std::move(w));
   }
   if (sim.pool) out.pool = sim.pool->Summary();
   if (opt.on_progress) {
@@ -252,6 +255,7 @@ Result<ScenarioResult> RunScenario(const Scenario& s, const RunOptions& opt) {
   r.file = ToValidUtf8(s.file);  // a path from argv: the JSON report needs UTF-8 text
   r.seed = s.seed;
   r.duration_limit_s = s.duration_s;
+  r.targets = s.targets;
   for (const auto& run : *runs) {
     auto one = RunPolicy(s, run, opt);
     if (!one.ok()) return one.status().Wrap("unable to run policy " + run.label);

@@ -18,6 +18,8 @@
 
 #include "core/decision.h"
 #include "core/result.h"
+#include "report/run_summary.h"
+#include "report/targets.h"
 #include "sim/run_budget.h"
 #include "sim/scenario.h"
 
@@ -42,15 +44,16 @@ struct RunOptions {
 
 struct WorkloadRun {
   std::string name;
-  nlohmann::json summary;   // SimWorkload::Summary()
-  nlohmann::json timeline;  // array of TimelinePoint()s
+  report::WorkloadSummary summary;              // SimWorkload::Summary(), named
+  std::vector<report::TimelinePoint> timeline;  // sampled every report interval
 };
 
 struct RunResult {
   std::string policy;       // the run's label (the policy's name unless the compare entry
                             // gave a label)
   std::string policy_name;  // the first workload's policy, e.g. "hpa" for label "hpa-queue"
-  std::string role;         // PolicyRun::role
+  report::Baseline baseline = report::Baseline::kNone;  // PolicyRun::baseline
+  std::string role;                                     // PolicyRun::role
   bool cut = false;
   double end_s = 0;
   double wall_s = 0;
@@ -65,6 +68,7 @@ struct ScenarioResult {
   std::string file;
   uint64_t seed = 0;
   double duration_limit_s = 0;
+  report::Targets targets;  // the scenario's, for the report's verdicts
   std::vector<RunResult> runs;
   nlohmann::json pool_comparison;    // sim/pool_report.h; null without a pool and roles
   nlohmann::json tenant_comparison;  // sim/tenant_report.h; null without GpuDemand tenants

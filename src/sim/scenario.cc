@@ -85,7 +85,7 @@ void ReadSpec(const config::ConfigNode& root, Scenario& s) {
   }
   spec.CheckKnown({"name", "seed", "duration", "control_period", "report_interval",
                    "scrape_interval", "noise", "cluster", "failures", "workloads", "compare",
-                   "pool"});
+                   "pool", "targets"});
   s.name = spec.RequiredString("name");
   s.seed = static_cast<uint64_t>(spec.Number("seed", 1, config::Between(0, 9007199254740992.0)));
   s.duration_s = spec.DurationSeconds("duration", s.duration_s, config::Above(0));
@@ -95,6 +95,7 @@ void ReadSpec(const config::ConfigNode& root, Scenario& s) {
   s.scrape_interval_s =
       spec.DurationSeconds("scrape_interval", s.scrape_interval_s, config::Above(0));
   s.noise = spec.Number("noise", s.noise, config::Between(0, 0.5));
+  s.targets = report::ParseTargets(spec.Child("targets"));
   if (!spec.Has("cluster")) spec.Error("cluster is required");
   s.cluster = ClusterConfig::Parse(spec.Child("cluster"));
   s.failures = FailureSpec::ParseList(spec.Child("failures"));
@@ -361,7 +362,8 @@ Result<std::vector<PolicyRun>> Scenario::PlanRuns(const std::vector<std::string>
   const bool from_compare = names.empty() && !compare.empty();
   if (from_compare) names = compare;
   if (names.empty()) {
-    // DESIGN.md: reports compare the configured policy with static at the configured size.
+    // docs/architecture.md: reports compare the configured policy with static at the configured
+    // size.
     if (workloads.empty()) return Status::Error("unable to plan runs: no workloads");
     const config::ConfigNode own = workloads[0].node.Child("policy");
     names = {own.IsDefined() ? own.String("name", "static") : "static", "static"};
@@ -378,6 +380,15 @@ Result<std::vector<PolicyRun>> Scenario::PlanRuns(const std::vector<std::string>
     run.pool = from_compare && p < compare_pools.size() ? compare_pools[p] : pool;
     const bool per_workload = from_compare && IsPerWorkloadEntry(compare_nodes[p]);
     if (per_workload) run.role = compare_nodes[p].String("role", "");
+    // A run of `static` (or `static-peak`) for every workload is the report's baseline; a
+    // per-workload entry, whatever its label, is a configuration under test.
+    const std::string policy = per_workload ? std::string()
+                               : from_compare && compare_nodes[p].IsMap()
+                                   ? compare_nodes[p].String("name", name)
+                                   : name;
+    run.baseline = policy == "static"        ? report::Baseline::kStatic
+                   : policy == "static-peak" ? report::Baseline::kStaticPeak
+                                             : report::Baseline::kNone;
     for (const auto& w : workloads) {
       std::string wname = name;  // the policy this run gives workload w
       run.start_at_static.push_back(false);

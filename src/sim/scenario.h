@@ -20,6 +20,8 @@
 #include "core/config/config_node.h"
 #include "core/result.h"
 #include "core/spec.h"
+#include "report/run_summary.h"
+#include "report/targets.h"
 #include "sim/cluster.h"
 
 namespace aiscale::sim {
@@ -43,6 +45,9 @@ struct ScenarioWorkload {
 // and the pipeline built from it once.
 struct PolicyRun {
   std::string label;
+  // Whether the run is a baseline of the report: `static` and `static-peak` are (the one
+  // place that knows them by name is PlanRuns).
+  report::Baseline baseline = report::Baseline::kNone;
   // What the run stands for in a pool comparison (a per-workload compare entry's `role`):
   // static_partition, separate_autoscalers, whole_job, pool, alone; empty otherwise.
   std::string role;
@@ -73,6 +78,7 @@ struct Scenario {
   // `pool:` (decide/pool_config.h): every workload shares it; its size must be a number here.
   std::optional<PoolSpec> pool;
   std::optional<config::ConfigNode> pool_node;  // as written, for compare entries to override
+  report::Targets targets;                      // `targets:`, what the report judges runs against
   std::vector<std::string> compare;             // compare entries as given (names)
   std::vector<config::ConfigNode> compare_nodes;
   std::vector<std::optional<PoolSpec>> compare_pools;  // per compare entry

@@ -2,20 +2,20 @@
 // side (what an Actuator sees) and its metrics side (what a MetricSource sees).
 //
 // Why: SimSource and SimActuator are the only bridge between the simulator and the real
-// Controller (STYLE.md, src/sim); they route by workload key to a SimWorkload, so every kind
-// of workload plugs into the same runner and report. All times come from the EventQueue the
-// workload was started on. Single-threaded, like the simulator.
+// Controller (docs/architecture.md, "The simulator"); they route by workload key to a SimWorkload,
+// so every kind of workload plugs into the same runner and report. All times come from the
+// EventQueue the workload was started on. Single-threaded, like the simulator.
 #pragma once
 
 #include <optional>
 #include <string_view>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "core/observation.h"
 #include "core/result.h"
 #include "core/scale.h"
+#include "report/run_summary.h"
+#include "report/timeline.h"
 #include "sim/event_queue.h"
 
 namespace aiscale::sim {
@@ -40,10 +40,10 @@ class SimWorkload {
   // as a real exporter would report them (empty when the workload does not emit it).
   virtual std::vector<Observation> Signal(std::string_view name, TimePoint now) = 0;
 
-  // Whole-run figures for report.json's run entry (e.g. gpu_hours, completion_time_s).
-  virtual nlohmann::json Summary() const = 0;
-  // One timeline point (numeric fields only, plus "t_s"), sampled by the runner.
-  virtual nlohmann::json TimelinePoint(TimePoint now) const = 0;
+  // Whole-run figures (report/run_summary.h); the runner adds the name and the timeline.
+  virtual report::WorkloadSummary Summary() const = 0;
+  // One timeline point, sampled by the runner every report interval.
+  virtual report::TimelinePoint TimelinePoint(TimePoint now) const = 0;
 
   // Seconds from asking for a bigger size until the new size does work (provisioning plus
   // restart cost for training, plus model load for inference): the policy's cold_start_s.

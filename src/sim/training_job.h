@@ -40,8 +40,8 @@ class TrainingJob final : public SimWorkload, public NodeOwner {
   Result<ScaleState> Observe() override;
   Status Apply(int desired) override;
   std::vector<Observation> Signal(std::string_view name, TimePoint now) override;
-  nlohmann::json Summary() const override;
-  nlohmann::json TimelinePoint(TimePoint now) const override;
+  report::WorkloadSummary Summary() const override;
+  report::TimelinePoint TimelinePoint(TimePoint now) const override;
   double ColdStartSeconds() const override;
   double Progress() const override;
   int GpusPerReplica() const override { return gpus_per_node(); }
@@ -82,6 +82,9 @@ class TrainingJob final : public SimWorkload, public NodeOwner {
   };
 
   TimePoint Now() const { return q_->Now(); }
+  // The rescales and failures so far, for the summary; a failure not yet replaced counts its
+  // time until `end`.
+  std::vector<report::RunEvent> Events(TimePoint end) const;
   int gpus_per_node() const { return env_.cluster->config().gpus_per_node; }
   void Advance();
   void Reconcile(bool lost_member);

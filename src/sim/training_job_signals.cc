@@ -115,22 +115,47 @@ double TrainingJob::Progress() const {
   return StepsAt(q_->Now()) / cfg_.total_steps;
 }
 
-nlohmann::json TrainingJob::TimelinePoint(TimePoint now) const {
+report::TimelinePoint TrainingJob::TimelinePoint(TimePoint now) const {
   const int alloc_gpus = static_cast<int>(nodes_.size()) * gpus_per_node();
   const double run_gpus = static_cast<double>(running_.size()) * gpus_per_node();
-  return {{"t_s", SinceEpochSeconds(now)},
-          {"desired", static_cast<int>(nodes_.size())},
-          {"ready", running()},
-          {"phase", done_ ? -1 : static_cast<int>(phase_)},
-          {"restarting", restarting_ ? 1 : 0},
-          {"samples_per_s", rates_.samples_per_s},
-          {"steps_per_s", rates_.steps_per_s},
-          {"gpu_util", alloc_gpus > 0 ? 100 * rates_.util * run_gpus / alloc_gpus : 0.0},
-          {"gpu_hours", env_.cluster->GpuHours(env_.name, now)},
-          {"job_progress", segments_.empty() ? 0.0 : StepsAt(now) / cfg_.total_steps}};
+  report::TimelinePoint p;
+  p.t_s = SinceEpochSeconds(now);
+  p.desired = static_cast<double>(nodes_.size());
+  p.ready = running();
+  p.phase = done_ ? -1 : static_cast<int>(phase_);
+  p.restarting = restarting_ ? 1 : 0;
+  p.samples_per_s = rates_.samples_per_s;
+  p.steps_per_s = rates_.steps_per_s;
+  p.gpu_util = alloc_gpus > 0 ? 100 * rates_.util * run_gpus / alloc_gpus : 0.0;
+  p.gpu_hours = env_.cluster->GpuHours(env_.name, now);
+  p.job_progress = segments_.empty() ? 0.0 : StepsAt(now) / cfg_.total_steps;
+  return p;
 }
 
-nlohmann::json TrainingJob::Summary() const {
+std::vector<report::RunEvent> TrainingJob::Events(TimePoint end) const {
+  std::vector<report::RunEvent> out;
+  for (const auto& r : rescales_) {
+    report::RunEvent e;
+    e.t_s = r.t_s;
+    e.from = r.from;
+    e.to = r.to;
+    e.replacement = r.replacement;
+    out.push_back(e);
+  }
+  for (const auto& f : failures_) {
+    report::RunEvent e;
+    e.kind = report::RunEvent::Kind::kFailure;
+    e.t_s = f.t_s;
+    e.node = f.node;
+    e.from = f.size_before;
+    e.replacement_s = f.recovered_s >= 0 ? f.recovered_s : SinceEpochSeconds(end) - f.t_s;
+    e.replaced = f.replaced;
+    out.push_back(e);
+  }
+  return out;
+}
+
+report::WorkloadSummary TrainingJob::Summary() const {
   const TimePoint end = done_ ? finish_ : (q_ ? q_->Now() : TimePoint{});
   const double gpu_s = env_.cluster->GpuSeconds(env_.name, end);
   double util_s = util_gpu_s_;
@@ -141,55 +166,43 @@ nlohmann::json TrainingJob::Summary() const {
   if (!restarting_ && !running_.empty()) phase_s[static_cast<int>(phase_)] += since;
   const double trained = steps();
   const ClusterConfig& cc = env_.cluster->config();
-  nlohmann::json failures = nlohmann::json::array();
-  double max_replace = 0;
-  for (const auto& f : failures_) {
-    const double took = f.recovered_s >= 0 ? f.recovered_s : SinceEpochSeconds(end) - f.t_s;
-    max_replace = std::max(max_replace, took);
-    failures.push_back({{"t_s", f.t_s},
-                        {"node", f.node},
-                        {"size_before", f.size_before},
-                        {"replacement_s", took},
-                        {"replaced", f.replaced}});
+  report::WorkloadSummary s;
+  s.kind = "TrainingJob";
+  s.gpu_hours = gpu_s / 3600.0;
+  s.cost_usd = s.gpu_hours * cc.price_per_gpu_hour;
+  if (cc.spot_price_per_gpu_hour) s.spot_cost_usd = s.gpu_hours * *cc.spot_price_per_gpu_hour;
+  s.completion_time_s = SinceEpochSeconds(end);
+  s.mean_gpu_util = gpu_s > 0 ? util_s / gpu_s : 0.0;
+  s.rescales = static_cast<int>(rescales_.size());
+  s.events = Events(end);
+  for (const auto& e : s.events) {
+    if (e.kind == report::RunEvent::Kind::kFailure) {
+      s.max_failure_replacement_s = std::max(s.max_failure_replacement_s, e.replacement_s);
+    }
   }
-  nlohmann::json rescales = nlohmann::json::array();
-  int replacements = 0;
-  for (const auto& r : rescales_) {
-    rescales.push_back({{"t_s", r.t_s}, {"from", r.from}, {"to", r.to}});
-    if (r.replacement) rescales.back()["replacement"] = true;
-    replacements += r.replacement ? 1 : 0;
-  }
-  nlohmann::json j = {
-      {"kind", "TrainingJob"},
-      {"model", cfg_.model},
-      {"gpu_hours", gpu_s / 3600.0},
-      {"cost_usd", gpu_s / 3600.0 * cc.price_per_gpu_hour},
-      {"completed", done_},
-      {"completion_time_s", SinceEpochSeconds(end)},
-      {"mean_gpu_util", gpu_s > 0 ? util_s / gpu_s : 0.0},
-      {"rescales", static_cast<int>(rescales_.size())},
-      // Rescales the policy chose (not replacements of failed nodes): what its budget spends.
-      {"policy_rescales", static_cast<int>(rescales_.size()) - replacements},
-      {"restarts", restarts_},
-      {"restart_time_s", restart_time_s_ + (restarting_ ? since : 0.0)},
-      {"failures", static_cast<int>(failures_.size())},
-      {"max_failure_replacement_s", max_replace},
-      {"steps", trained},
-      {"samples_trained", trained * cfg_.global_batch},
-      {"samples_lost", samples_lost_},
-      {"epochs_completed", CompletedEpochs(trained)},
-      {"phase_time_s", {{"load", phase_s[0]}, {"compute", phase_s[1]}, {"eval", phase_s[2]}}},
-      {"rescale_events", rescales},
-      {"failure_events", failures}};
-  if (cc.spot_price_per_gpu_hour) j["spot_cost_usd"] = gpu_s / 3600.0 * *cc.spot_price_per_gpu_hour;
+  report::TrainingFigures t;
+  t.model = cfg_.model;
+  t.completed = done_;
+  // Rescales the policy chose (not replacements of failed nodes): what its budget spends.
+  t.policy_rescales = s.rescales;
+  for (const auto& r : rescales_) t.policy_rescales -= r.replacement ? 1 : 0;
+  t.restarts = restarts_;
+  t.restart_time_s = restart_time_s_ + (restarting_ ? since : 0.0);
+  t.failures = static_cast<int>(failures_.size());
+  t.steps = trained;
+  t.samples_trained = trained * cfg_.global_batch;
+  t.samples_lost = samples_lost_;
+  t.epochs_completed = CompletedEpochs(trained);
+  t.load_s = phase_s[0];
+  t.compute_s = phase_s[1];
+  t.eval_s = phase_s[2];
+  s.training = std::move(t);
   if (auto o = Oracle(); o.ok()) {
-    j.update(o->ToJson(env_.report_interval_s));
-    const double og = o->gpu_hours;
-    j["gpu_hours_over_oracle"] = og > 0 ? gpu_s / 3600.0 / og : 0.0;
+    s.oracle = o->ToFigures(env_.report_interval_s);
   } else {
-    j["oracle_error"] = o.status().message();
+    s.oracle_error = o.status().message();
   }
-  return j;
+  return s;
 }
 
 }  // namespace aiscale::sim

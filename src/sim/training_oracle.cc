@@ -358,43 +358,37 @@ TrainingOracleSettings TrainingOracleSettings::FromWorkload(const config::Config
   return s;
 }
 
-nlohmann::json TrainingOracleResult::ToJson(double interval_s) const {
-  nlohmann::json j = {{"oracle_feasible", feasible},
-                      {"oracle_gpu_hours", gpu_hours},
-                      {"oracle_completion_time_s", completion_s},
-                      {"oracle_lower_bound_gpu_hours", lower_bound_gpu_hours},
-                      {"oracle_mean_gpu_util", mean_gpu_util},
-                      {"oracle_rescales", rescales},
-                      {"oracle_static_gpu_hours", static_gpu_hours},
-                      {"oracle_static_completion_time_s", static_completion_s},
-                      {"oracle_deadline_s", deadline_s}};
-  if (!why.empty()) j["oracle_note"] = why;
-  nlohmann::json steps = nlohmann::json::array();
+report::OracleFigures TrainingOracleResult::ToFigures(double interval_s) const {
+  report::OracleFigures o;
+  o.feasible = feasible;
+  o.gpu_hours = gpu_hours;
+  o.note = why;
+  o.completion_time_s = completion_s;
+  o.lower_bound_gpu_hours = lower_bound_gpu_hours;
+  o.mean_gpu_util = mean_gpu_util;
+  o.rescales = rescales;
+  o.static_gpu_hours = static_gpu_hours;
+  o.static_completion_time_s = static_completion_s;
+  o.deadline_s = deadline_s;
   for (const auto& s : plan) {
-    steps.push_back({{"phase", std::string(signals::PhaseName(s.phase))},
-                     {"nodes", s.nodes},
-                     {"start_s", s.start_s},
-                     {"seconds", s.seconds}});
+    o.steps.push_back({std::string(signals::PhaseName(s.phase)), s.nodes, s.start_s, s.seconds});
   }
   // Nodes at the start of every interval, the shape report.html draws for inference too.
   // A job far longer than the run (1e12 steps) would otherwise make millions of points here:
   // at most kMaxTimelinePoints, as for the run's own timeline (docs/limits.md).
-  nlohmann::json reps = nlohmann::json::array();
-  bool truncated = false;
+  o.plan.interval_s = interval_s;
   if (interval_s > 0 && !plan.empty()) {
     size_t i = 0;
     for (double t = 0; t <= completion_s; t += interval_s) {
-      if (static_cast<int64_t>(reps.size()) >= kMaxTimelinePoints) {
-        truncated = true;
+      if (static_cast<int64_t>(o.plan.replicas.size()) >= kMaxTimelinePoints) {
+        o.plan.truncated = true;
         break;
       }
       while (i + 1 < plan.size() && plan[i + 1].start_s <= t) ++i;
-      reps.push_back(plan[i].nodes);
+      o.plan.replicas.push_back(plan[i].nodes);
     }
   }
-  j["oracle_plan"] = {{"interval_s", interval_s}, {"replicas", reps}, {"phases", steps}};
-  if (truncated) j["oracle_plan"]["truncated"] = true;
-  return j;
+  return o;
 }
 
 Result<TrainingOracleResult> ComputeTrainingOracle(const TrainingOracleInput& in) {

@@ -18,11 +18,10 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "core/config/config_node.h"
 #include "core/result.h"
 #include "core/signal.h"
+#include "report/run_summary.h"
 #include "sim/training_model.h"
 
 namespace aiscale::sim {
@@ -80,8 +79,8 @@ struct TrainingOracleResult {
   double deadline_s = 0;
   std::vector<OraclePlanStep> plan;
 
-  // report.json fields: oracle_* and oracle_plan (nodes every `interval_s`, for the chart).
-  nlohmann::json ToJson(double interval_s) const;
+  // The report's oracle figures, with the plan as nodes every `interval_s` (for the chart).
+  report::OracleFigures ToFigures(double interval_s) const;
 };
 
 // The job's phases in the order the simulated job runs them (training_job.cc's NextPhase).

@@ -1,4 +1,5 @@
-// The explicit list of simulated workload kinds (STYLE.md 6): kind name -> builder.
+// The explicit list of simulated workload kinds (docs/architecture.md, practice 6): kind name ->
+// builder.
 //
 // A scenario workload is a map with the common fields (name, kind, min_replicas, max_replicas,
 // granularity, scale_to_zero, initial_replicas, policy, behavior) plus one kind-specific body

@@ -5,7 +5,7 @@
 # config; every decision is stored, heartbeat 0, and read back with its facts from the API).
 # The job starts at 2 agents, so the policy's throughput model sees 2 and 3: from 1, its
 # prior sends it straight to 3, and a fit of y(n) = a + b/n + c*n through two sizes (1 and 3)
-# cannot place a peak at 2 (README "Elastic training").
+# cannot place a peak at 2 (docs/elastic-training.md).
 # Asserts, on outcomes (never on latency):
 #   1. the job starts at world size 2; the policy, with throughput seen at 2 only, grows it to
 #      3 (its prior predicts more samples/s there);

@@ -281,11 +281,13 @@ TEST(CompareWithRun, ErrorsAreRelativeToTheRealRun) {
   real.job_time_s = 200;
   real.load_s = 10;
   real.node_hours = 0.1;
-  const nlohmann::json summary = {{"rescales", 3},
-                                  {"completion_time_s", 220},
-                                  {"gpu_hours", 0.1},
-                                  {"restart_time_s", 5},
-                                  {"phase_time_s", {{"load", 10}, {"compute", 0}, {"eval", 0}}}};
+  report::WorkloadSummary summary;
+  summary.rescales = 3;
+  summary.completion_time_s = 220;
+  summary.gpu_hours = 0.1;
+  summary.training = report::TrainingFigures{};
+  summary.training->restart_time_s = 5;
+  summary.training->load_s = 10;
   struct Want {
     std::string what;
     double error;

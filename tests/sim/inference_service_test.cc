@@ -290,9 +290,10 @@ TEST(InferenceService, SignalsAndDoneAfterTheTraceDrains) {
   q.RunUntil(AtSeconds(60));
   EXPECT_TRUE(svc.Done());
   const auto sum = svc.Summary();
-  EXPECT_EQ(sum["requests"], 100);
-  EXPECT_EQ(sum["completed"], 100);
-  EXPECT_DOUBLE_EQ(sum["slo_attainment"].get<double>(), 1.0);
+  ASSERT_TRUE(sum.serving.has_value());
+  EXPECT_EQ(sum.serving->requests, 100);
+  EXPECT_EQ(sum.serving->completed, 100);
+  EXPECT_DOUBLE_EQ(sum.serving->slo_attainment, 1.0);
 }
 
 TEST(InferenceService, RatesWaitForAFullWindow) {

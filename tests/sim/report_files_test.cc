@@ -39,7 +39,8 @@ RunResult Run(const std::string& label) {
   r.policy = label;
   WorkloadRun w;
   w.name = "job";
-  w.summary = {{"gpu_hours", 1.0}, {"completion_time_s", 10.0}, {"rescales", 0}};
+  w.summary.gpu_hours = 1.0;
+  w.summary.completion_time_s = 10.0;
   r.workloads.push_back(w);
   r.decisions.push_back(Decision{});
   r.decisions_total = 1;

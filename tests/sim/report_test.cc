@@ -7,7 +7,7 @@
 
 #include <gtest/gtest.h>
 
-#include "sim/report_html.h"
+#include "report/report_html.h"
 
 namespace aiscale::sim {
 namespace {
@@ -50,15 +50,17 @@ TEST(Report, JsonHasTheRequiredShape) {
 }
 
 TEST(Report, HtmlIsSelfContained) {
-  const std::string html = ReportHtml(ReportJson(SmallRun()));
+  const std::string html = report::ReportHtml(BuildReport(SmallRun()));
   EXPECT_EQ(html.find("http://"), std::string::npos);
   EXPECT_EQ(html.find("https://"), std::string::npos);
   EXPECT_EQ(html.find("<link"), std::string::npos);
   EXPECT_EQ(html.find(" src="), std::string::npos);
-  // Static SVG, no script at all (report_html_test.cc checks the page in detail).
-  EXPECT_EQ(html.find("<script"), std::string::npos);
+  // One inline script, none fetched (tests/report/report_html_test.cc checks the page).
+  EXPECT_EQ(html.find("<script src"), std::string::npos);
   EXPECT_NE(html.find("sim-small-training"), std::string::npos);
   EXPECT_NE(html.find("data-chart=\"nodes\" data-policy=\"training\""), std::string::npos);
+  // The decision log lists the run's scaling decisions.
+  EXPECT_NE(html.find("<tr data-run=\"static\">"), std::string::npos);
 }
 
 TEST(Report, WritesJsonHtmlAndDecisionLogs) {
@@ -86,9 +88,12 @@ namespace {
 RunResult FakeRun(const std::string& policy, double gpu_hours, double completion_s) {
   RunResult r;
   r.policy = policy;
+  r.baseline = policy == "static" ? report::Baseline::kStatic : report::Baseline::kNone;
   WorkloadRun w;
   w.name = "job";
-  w.summary = {{"gpu_hours", gpu_hours}, {"completion_time_s", completion_s}, {"rescales", 2}};
+  w.summary.gpu_hours = gpu_hours;
+  w.summary.completion_time_s = completion_s;
+  w.summary.rescales = 2;
   r.workloads.push_back(w);
   Decision d;
   d.recommendation.rule = "hold_cooldown";
@@ -117,6 +122,7 @@ TEST(Report, ComparesEachPolicyToStaticAndSaysWhyNot) {
     const nlohmann::json j = ReportJson(sr);
     ASSERT_TRUE(j["runs"][0].contains("vs_static"));
     EXPECT_FALSE(j["runs"][1].contains("vs_static"));
+    EXPECT_EQ(j["runs"][1]["baseline"], "static");
     const auto& v = j["runs"][0]["vs_static"];
     EXPECT_DOUBLE_EQ(v["gpu_hours_ratio"].get<double>(), c.gpu_hours / 100);
     EXPECT_EQ(v["beats_static"].get<bool>(), c.beats);

@@ -42,14 +42,14 @@ TEST(Runner, StaticGpuHoursAreNodesTimesGpusTimesHours) {
     ASSERT_TRUE(s.ok()) << s.status().message();
     auto r = RunScenario(*s, {});
     ASSERT_TRUE(r.ok()) << r.status().message();
-    const auto e = RunEntry(r->runs[0]);
-    EXPECT_FALSE(e["cut"].get<bool>());
-    const double hours = e["completion_time_s"].get<double>() / 3600;
+    EXPECT_FALSE(r->runs[0].cut);
+    const report::WorkloadSummary& e = r->runs[0].workloads[0].summary;
+    const double hours = e.completion_time_s / 3600;
     EXPECT_GT(hours, 0.1);
-    EXPECT_NEAR(e["gpu_hours"].get<double>(), nodes * 4 * hours, 1e-6);
-    EXPECT_EQ(e["rescales"], 0);
-    EXPECT_GT(e["mean_gpu_util"].get<double>(), 0.2);
-    EXPECT_LT(e["mean_gpu_util"].get<double>(), 1.0);
+    EXPECT_NEAR(e.gpu_hours, nodes * 4 * hours, 1e-6);
+    EXPECT_EQ(e.rescales, 0);
+    EXPECT_GT(e.mean_gpu_util, 0.2);
+    EXPECT_LT(e.mean_gpu_util, 1.0);
   }
 }
 
@@ -88,9 +88,9 @@ TEST(Runner, CutAtTheDurationLimitIsReported) {
   s.duration_s = 1800;
   auto r = RunScenario(s, {});
   ASSERT_TRUE(r.ok());
-  const auto e = RunEntry(r->runs[0]);
-  EXPECT_TRUE(e["cut"].get<bool>());
-  EXPECT_FALSE(e["completed"].get<bool>());
+  EXPECT_TRUE(r->runs[0].cut);
+  ASSERT_TRUE(r->runs[0].workloads[0].summary.training.has_value());
+  EXPECT_FALSE(r->runs[0].workloads[0].summary.training->completed);
   EXPECT_DOUBLE_EQ(r->runs[0].end_s, 1800);
 }
 
@@ -99,15 +99,16 @@ TEST(Runner, ReplacesTheFailedNodeAndRecordsEveryTick) {
   auto r = RunScenario(s, {});
   ASSERT_TRUE(r.ok());
   const RunResult& run = r->runs[0];
-  const auto e = RunEntry(run);
-  ASSERT_EQ(e["failures"], 1);
+  const report::WorkloadSummary& e = run.workloads[0].summary;
+  ASSERT_TRUE(e.training.has_value());
+  ASSERT_EQ(e.training->failures, 1);
   // Static asks for its size back at the next tick: provisioning 2 min + restart 65 s.
-  EXPECT_GT(e["max_failure_replacement_s"].get<double>(), 120 + 65 - 1);
-  EXPECT_LE(e["max_failure_replacement_s"].get<double>(), 30 + 120 + 65 + 1);
+  EXPECT_GT(e.max_failure_replacement_s, 120 + 65 - 1);
+  EXPECT_LE(e.max_failure_replacement_s, 30 + 120 + 65 + 1);
   EXPECT_EQ(run.decisions_total, run.decisions.size());
-  const double ticks = e["completion_time_s"].get<double>() / s.control_period_s;
+  const double ticks = e.completion_time_s / s.control_period_s;
   EXPECT_NEAR(static_cast<double>(run.decisions.size()), ticks, 2);
-  EXPECT_EQ(e["decisions"]["by_action"]["scaled"], 1);
+  EXPECT_EQ(Summarize(run).decisions.by_action["scaled"], 1);
 }
 
 TEST(Runner, ComparesPoliciesOnFreshSimulations) {
@@ -127,11 +128,14 @@ TEST(Runner, ComparesPoliciesOnFreshSimulations) {
   EXPECT_EQ(r->runs[1].policy, "training");
   EXPECT_GE(progress_calls, 2);
   // Same failure time in both runs: failures do not depend on the policy.
-  const auto f0 = RunEntry(r->runs[0])["failure_events"];
-  const auto f1 = RunEntry(r->runs[1])["failure_events"];
-  ASSERT_FALSE(f0.empty());
-  ASSERT_FALSE(f1.empty());
-  EXPECT_DOUBLE_EQ(f0[0]["t_s"].get<double>(), f1[0]["t_s"].get<double>());
+  auto first_failure = [](const RunResult& run) {
+    for (const auto& e : run.workloads[0].summary.events) {
+      if (e.kind == report::RunEvent::Kind::kFailure) return e.t_s;
+    }
+    return -1.0;
+  };
+  EXPECT_GT(first_failure(r->runs[0]), 0);
+  EXPECT_DOUBLE_EQ(first_failure(r->runs[0]), first_failure(r->runs[1]));
 }
 
 // The per-tick decision log of a small static run, diffed exactly against the stored one.

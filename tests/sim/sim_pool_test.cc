@@ -25,8 +25,8 @@ class Instant final : public SimWorkload {
     return Status::Ok();
   }
   std::vector<Observation> Signal(std::string_view, TimePoint) override { return {}; }
-  nlohmann::json Summary() const override { return nlohmann::json::object(); }
-  nlohmann::json TimelinePoint(TimePoint) const override { return nlohmann::json::object(); }
+  report::WorkloadSummary Summary() const override { return {}; }
+  report::TimelinePoint TimelinePoint(TimePoint) const override { return {}; }
   std::vector<int> applied;
 
  private:

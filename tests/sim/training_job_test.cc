@@ -138,15 +138,16 @@ TEST(TrainingJob, RunsPhasesInOrderAndFinishes) {
   const double compute_s = 20000 * ComputeStepTime(c, 2, 8).total();
   const PhaseRates ev = RatesFor(c, Phase::kEval, 2, 8, 80);
   const double eval_s = 2 * 1e6 / ev.progress_per_s;
-  EXPECT_NEAR(s["completion_time_s"].get<double>(), load_s + compute_s + eval_s, 1.0);
-  EXPECT_NEAR(s["phase_time_s"]["load"].get<double>(), load_s, 1.0);
+  EXPECT_NEAR(s.completion_time_s, load_s + compute_s + eval_s, 1.0);
+  ASSERT_TRUE(s.training.has_value());
+  EXPECT_NEAR(s.training->load_s, load_s, 1.0);
   // Two nodes x 8 GPUs for the whole run, no rescale.
-  EXPECT_NEAR(s["gpu_hours"].get<double>(), 16 * s["completion_time_s"].get<double>() / 3600, 1e-6);
-  EXPECT_EQ(s["rescales"], 0);
+  EXPECT_NEAR(s.gpu_hours, 16 * s.completion_time_s / 3600, 1e-6);
+  EXPECT_EQ(s.rescales, 0);
   EXPECT_DOUBLE_EQ(h.job.steps(), 20000);
   // Nothing is billed after the job finished.
   h.q.RunUntil(h.q.Now() + Seconds(3600));
-  EXPECT_NEAR(h.cluster.GpuHours("job", h.q.Now()), s["gpu_hours"].get<double>(), 1e-9);
+  EXPECT_NEAR(h.cluster.GpuHours("job", h.q.Now()), s.gpu_hours, 1e-9);
 }
 
 TEST(TrainingJob, ResizePaysTheRestartCostWithZeroThroughput) {
@@ -189,7 +190,7 @@ TEST(TrainingJob, ResizePaysTheRestartCostWithZeroThroughput) {
     EXPECT_EQ(h.job.Observe()->ready, k.to);
     EXPECT_NEAR(h.SamplesPerS(), RatesFor(c, Phase::kCompute, k.to, 8, 80).samples_per_s, 1e-6);
     EXPECT_GT(h.job.steps(), steps_before);
-    EXPECT_EQ(h.job.Summary()["rescales"], 1);
+    EXPECT_EQ(h.job.Summary().rescales, 1);
   }
 }
 
@@ -227,9 +228,13 @@ TEST(TrainingJob, FailureDropsANodeLosesProgressSinceCheckpointAndRestarts) {
   ASSERT_TRUE(h.job.Apply(3).ok());
   h.q.RunUntil(h.q.Now() + Seconds(181));
   const auto s = h.job.Summary();
-  ASSERT_EQ(s["failure_events"].size(), 1u);
-  EXPECT_TRUE(s["failure_events"][0]["replaced"].get<bool>());
-  EXPECT_NEAR(s["max_failure_replacement_s"].get<double>(), 121 + 180, 1.0);
+  std::vector<report::RunEvent> failures;
+  for (const auto& e : s.events) {
+    if (e.kind == report::RunEvent::Kind::kFailure) failures.push_back(e);
+  }
+  ASSERT_EQ(failures.size(), 1u);
+  EXPECT_TRUE(failures[0].replaced);
+  EXPECT_NEAR(s.max_failure_replacement_s, 121 + 180, 1.0);
 }
 
 TEST(TrainingJob, EmitsEveryContractSignalInRangeAndStamped) {

@@ -177,10 +177,9 @@ TEST(TrainingOracle, ShrinksIoBoundLoadsAndKeepsTheRules) {
   EXPECT_EQ(changes, o->rescales);
   EXPECT_LE(changes, in.rules.rescale_burst + in.rules.rescales_per_hour * o->completion_s / 3600);
   // The chart's plan: one entry per interval, the initial load's size first.
-  const nlohmann::json j = o->ToJson(60);
-  EXPECT_EQ(j["oracle_plan"]["replicas"].size(),
-            static_cast<size_t>(std::floor(o->completion_s / 60)) + 1);
-  EXPECT_EQ(j["oracle_plan"]["replicas"][0].get<int>(), o->plan[0].nodes);
+  const report::OracleFigures f = o->ToFigures(60);
+  EXPECT_EQ(f.plan.replicas.size(), static_cast<size_t>(std::floor(o->completion_s / 60)) + 1);
+  EXPECT_EQ(f.plan.replicas[0], o->plan[0].nodes);
 }
 
 TEST(TrainingOracle, BadInputSaysWhyAndNeverHangs) {
@@ -232,7 +231,7 @@ TEST(TrainingOracle, BadInputSaysWhyAndNeverHangs) {
       EXPECT_LE(o->rescales, 1);
     }
     if (!o->feasible) {
-      EXPECT_EQ(o->ToJson(60)["oracle_feasible"], false);
+      EXPECT_FALSE(o->ToFigures(60).feasible);
     }
   }
 }

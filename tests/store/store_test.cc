@@ -1,4 +1,5 @@
-// One typed suite for every Store, so the in-memory fake cannot drift from SQLite (STYLE.md).
+// One typed suite for every Store, so the in-memory fake cannot drift from SQLite
+// (docs/architecture.md, practice 9).
 #include <cmath>
 #include <limits>
 #include <memory>

@@ -1,9 +1,9 @@
 // ConfigNode: a YAML node that knows where it is (file, line, column, field path) and
 // collects every error found while reading it, so `aiscale validate` can report them all.
 //
-// Why: config is parsed and validated once, at the edge (STYLE.md 7). Each struct's
-// `Parse(ConfigNode)` reads its fields with defaults beside them, calls CheckKnown() to reject
-// unknown fields, and Validate()s cross-field rules; no half-valid object escapes because
+// Why: config is parsed and validated once, at the edge (docs/architecture.md, practice 7). Each
+// struct's `Parse(ConfigNode)` reads its fields with defaults beside them, calls CheckKnown() to
+// reject unknown fields, and Validate()s cross-field rules; no half-valid object escapes because
 // callers check ConfigErrors::empty() before using the result.
 //
 //   ConfigErrors errs;

@@ -1,5 +1,6 @@
 // SpecRegistry: an explicit name -> parser list for one kind of spec (metric sources by
-// `type`, actuators by `engine`), the pattern of decide's PolicyRegistry (STYLE.md 6).
+// `type`, actuators by `engine`), the pattern of decide's PolicyRegistry (docs/architecture.md,
+// practice 6).
 //
 // Why: what exists is readable in one list (monitor/source_registry.cc,
 // act/actuator_registry.cc), duplicate names fail when the registry is built, and an unknown

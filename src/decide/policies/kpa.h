@@ -6,10 +6,11 @@
 // Decision's rule, reason and facts.
 //
 // Signals: Knative scales on the TOTAL concurrency (or request rate) of the revision, while
-// DESIGN.md's `concurrency` is per replica, so the policy uses the snapshot's sum over
-// instances (WorkloadSignals::SumHistory), for whatever signal is configured. Each per-tick
-// total is held in every 1 s bucket until the next tick, so a 15 s control period sees the
-// same averages as Knative's one scrape per second would on a steady load.
+// aiscale's `concurrency` signal is per replica (docs/architecture.md, "Signals"), so the policy
+// uses the snapshot's sum over instances (WorkloadSignals::SumHistory), for whatever signal is
+// configured. Each per-tick total is held in every 1 s bucket until the next tick, so a 15 s
+// control period sees the same averages as Knative's one scrape per second would on a steady
+// load.
 //
 // Missing, stale or invalid data (or a stable window with nothing in it): an invalid
 // recommendation (hold), never a scale-down. At zero ready replicas the configured signal

@@ -1,5 +1,5 @@
 // training: the phase-, efficiency- and restart-cost-aware policy for data-parallel training
-// jobs (DESIGN.md "Training workloads", docs/training-engine-contract.md).
+// jobs (docs/architecture.md "The loop", docs/training-engine-contract.md).
 //
 // Rules, first match wins (Recommendation.rule names it; reason and facts carry the numbers):
 //   1. replace_failed_nodes: current or ready below the size last asked for, for grace_period:

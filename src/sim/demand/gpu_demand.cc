@@ -123,39 +123,42 @@ std::vector<Observation> GpuDemand::Signal(std::string_view name, TimePoint now)
                       start_ + Seconds(ts), true}};
 }
 
-nlohmann::json GpuDemand::Summary() const {
+report::WorkloadSummary GpuDemand::Summary() const {
   const double now = NowS();
   Advance(now);
   const double end = std::min(now, spec_->series->end_s);
   const Ledger& l = ledger_;
-  nlohmann::json out = {
-      {"kind", "GpuDemand"},
-      {"source", spec_->source},
-      {"restart_s", RestartS()},
-      {"demand_gpu_minutes", l.demand / 60},
-      {"held_gpu_minutes", l.held / 60},
-      {"pending_gpu_minutes", l.pending / 60},
-      {"starting_gpu_minutes", (l.held - l.ready) / 60},
-      {"reclaimed_gpus", reclaimed_gpus_},
-      {"reclaimed_gpu_minutes", static_cast<double>(reclaimed_gpus_) * RestartS() / 60},
-      {"rescales", rescales_},
-      {"gpu_hours", l.held / 3600},
-      {"end_s", end}};
+  report::DemandFigures d;
+  d.source = spec_->source;
+  d.restart_s = RestartS();
+  d.demand_gpu_minutes = l.demand / 60;
+  d.held_gpu_minutes = l.held / 60;
+  d.pending_gpu_minutes = l.pending / 60;
+  d.starting_gpu_minutes = (l.held - l.ready) / 60;
+  d.reclaimed_gpus = reclaimed_gpus_;
+  d.reclaimed_gpu_minutes = static_cast<double>(reclaimed_gpus_) * RestartS() / 60;
   if (env_.guaranteed_gpus >= 0) {
-    out["guaranteed_gpus"] = env_.guaranteed_gpus;
-    out["guarantee_waits"] = waits_.Summary(end);
+    d.guaranteed_gpus = env_.guaranteed_gpus;
+    d.guarantee_waits = waits_.Summary(end);
   }
-  return out;
+  report::WorkloadSummary s;
+  s.kind = "GpuDemand";
+  s.gpu_hours = l.held / 3600;
+  s.completion_time_s = end;
+  s.rescales = rescales_;
+  s.demand = std::move(d);
+  return s;
 }
 
-nlohmann::json GpuDemand::TimelinePoint(TimePoint now) const {
+report::TimelinePoint GpuDemand::TimelinePoint(TimePoint now) const {
   const double t = ToSeconds(now - start_);
-  const int64_t demand = DemandAt(t), held = Held();
-  return {{"t_s", t},
-          {"demand_gpus", demand},
-          {"held_gpus", held},
-          {"ready_gpus", ReadyCount(t)},
-          {"pending_gpus", std::max<int64_t>(0, demand - held)}};
+  Advance(t);
+  report::TimelinePoint p;
+  p.t_s = t;
+  p.desired = static_cast<double>(Held());
+  p.ready = static_cast<double>(ReadyCount(t));
+  p.gpu_hours = ledger_.held / 3600;
+  return p;
 }
 
 std::unique_ptr<SimWorkload> BuildGpuDemand(const config::ConfigNode& workload,

@@ -35,8 +35,8 @@ class GpuDemand final : public SimWorkload {
   Result<ScaleState> Observe() override;
   Status Apply(int desired) override;
   std::vector<Observation> Signal(std::string_view name, TimePoint now) override;
-  nlohmann::json Summary() const override;
-  nlohmann::json TimelinePoint(TimePoint now) const override;
+  report::WorkloadSummary Summary() const override;
+  report::TimelinePoint TimelinePoint(TimePoint now) const override;
   double ColdStartSeconds() const override { return RestartS(); }
   double Progress() const override;
 

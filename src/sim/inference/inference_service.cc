@@ -182,51 +182,52 @@ std::optional<int> InferenceService::BaselineReplicas(std::string_view baseline)
   return std::nullopt;
 }
 
-nlohmann::json InferenceService::Summary() const {
+report::WorkloadSummary InferenceService::Summary() const {
   Sync();
   const RequestStats& st = engine_->stats();
-  const double gpu_h = engine_->GpuSeconds() / 3600.0;
-  nlohmann::json j = {{"kind", "InferenceService"},
-                      {"gpu_hours", gpu_h},
-                      {"cost_usd", gpu_h * spec_->price_per_gpu_hour},
-                      {"requests", st.arrived()},
-                      {"completed", st.completed()},
-                      {"within_slo", st.within_slo()},
-                      {"slo_attainment", st.Attainment()},
-                      {"latency_p50_s", st.latency().QuantileSeconds(0.5)},
-                      {"latency_p99_s", st.latency().QuantileSeconds(0.99)},
-                      {"ttft_p50_s", st.ttft().QuantileSeconds(0.5)},
-                      {"ttft_p99_s", st.ttft().QuantileSeconds(0.99)},
-                      {"timed_out", st.timed_out()},
-                      {"dropped", st.dropped()},
-                      {"scale_events", scale_events_},
-                      {"ready_replica_hours", engine_->ReadyReplicaSeconds() / 3600.0},
-                      {"cold_start_s", spec_->ColdStartSeconds()},
-                      {"slo",
-                       {{"ttft_s", st.slo().ttft_s},
-                        {"latency_s", st.slo().latency_s},
-                        {"attainment", st.slo().attainment}}},
-                      {"trace", spec_->trace->Describe()}};
-  if (!replay_->status.ok()) j["trace_error"] = replay_->status.message();
+  report::WorkloadSummary s;
+  s.kind = "InferenceService";
+  s.gpu_hours = engine_->GpuSeconds() / 3600.0;
+  s.cost_usd = s.gpu_hours * spec_->price_per_gpu_hour;
+  s.rescales = scale_events_;
+  report::ServingFigures f;
+  f.requests = static_cast<int64_t>(st.arrived());
+  f.completed = static_cast<int64_t>(st.completed());
+  f.within_slo = static_cast<int64_t>(st.within_slo());
+  f.timed_out = static_cast<int64_t>(st.timed_out());
+  f.dropped = static_cast<int64_t>(st.dropped());
+  f.slo_attainment = st.Attainment();
+  f.latency_p50_s = st.latency().QuantileSeconds(0.5);
+  f.latency_p99_s = st.latency().QuantileSeconds(0.99);
+  f.ttft_p50_s = st.ttft().QuantileSeconds(0.5);
+  f.ttft_p99_s = st.ttft().QuantileSeconds(0.99);
+  f.ready_replica_hours = engine_->ReadyReplicaSeconds() / 3600.0;
+  f.cold_start_s = spec_->ColdStartSeconds();
+  f.slo = {st.slo().ttft_s, st.slo().latency_s, st.slo().attainment};
+  f.trace = spec_->trace->Describe();
+  if (!replay_->status.ok()) f.trace_error = replay_->status.message();
   const auto& o = Oracle();
   if (o.ok()) {
-    j["oracle_gpu_hours"] = o->gpu_hours;
-    j["oracle_attainment"] = o->attainment;
-    j["oracle_interval_gpu_hours"] = o->interval_gpu_hours;
-    j["oracle_work_gpu_hours"] = o->work_gpu_hours;
-    j["oracle_feasible"] = o->feasible;
+    report::OracleFigures of;
+    of.feasible = o->feasible;
+    of.gpu_hours = o->gpu_hours;
+    of.attainment = o->attainment;
+    of.interval_gpu_hours = o->interval_gpu_hours;
+    of.work_gpu_hours = o->work_gpu_hours;
     // The oracle's plan, for drawing against what a policy ran: interval m starts at
     // m x interval_s.
-    j["oracle_plan"] = {{"interval_s", o->interval_s}, {"replicas", o->replicas}};
-    j["gpu_hours_over_oracle"] = o->gpu_hours > 0 ? gpu_h / o->gpu_hours : 0.0;
-    j["static_peak_replicas"] = o->static_peak_replicas;
+    of.plan.interval_s = o->interval_s;
+    of.plan.replicas.assign(o->replicas.begin(), o->replicas.end());
+    s.oracle = std::move(of);
+    f.static_peak_replicas = o->static_peak_replicas;
   } else {
-    j["oracle_error"] = o.status().message();
+    s.oracle_error = o.status().message();
   }
-  return j;
+  s.serving = std::move(f);
+  return s;
 }
 
-nlohmann::json InferenceService::TimelinePoint(TimePoint now) const {
+report::TimelinePoint InferenceService::TimelinePoint(TimePoint now) const {
   SyncTo(now);
   const int64_t t = ToEngine(now);
   const RequestStats& st = engine_->stats();
@@ -235,22 +236,23 @@ nlohmann::json InferenceService::TimelinePoint(TimePoint now) const {
   const int64_t from =
       last_point_ns_ >= 0 ? last_point_ns_ : t - SaturatingNanos(env_.report_interval_s);
   last_point_ns_ = t;
-  return {{"t_s", SinceEpochSeconds(now)},
-          {"arrived", static_cast<double>(st.arrived())},
-          {"interval_latency_p99_s", st.QuantileBetween(from, t, 0.99, false)},
-          {"interval_ttft_p99_s", st.QuantileBetween(from, t, 0.99, true)},
-          {"desired", static_cast<int>(active_.size())},
-          {"ready", engine_->CountState(ReplicaState::kReady)},
-          {"draining", engine_->CountState(ReplicaState::kDraining)},
-          {"request_rate", st.ArrivalRate(t)},
-          {"queue_len", static_cast<double>(engine_->queue_len())},
-          {"latency_p99_s", st.WindowQuantile(t, 0.99, false)},
-          {"ttft_p99_s", st.WindowQuantile(t, 0.99, true)},
-          {"gpu_hours", engine_->GpuSeconds() / 3600.0},
-          // Cumulative requests that ended outside the SLO (late, timed out or dropped): the
-          // report attributes each interval's misses to what the service was doing then.
-          {"missed",
-           static_cast<double>(st.completed() - st.within_slo() + st.timed_out() + st.dropped())}};
+  report::TimelinePoint p;
+  p.t_s = SinceEpochSeconds(now);
+  p.arrived = static_cast<double>(st.arrived());
+  p.interval_latency_p99_s = st.QuantileBetween(from, t, 0.99, false);
+  p.interval_ttft_p99_s = st.QuantileBetween(from, t, 0.99, true);
+  p.desired = static_cast<double>(active_.size());
+  p.ready = engine_->CountState(ReplicaState::kReady);
+  p.draining = engine_->CountState(ReplicaState::kDraining);
+  p.request_rate = st.ArrivalRate(t);
+  p.queue_len = static_cast<double>(engine_->queue_len());
+  p.latency_p99_s = st.WindowQuantile(t, 0.99, false);
+  p.ttft_p99_s = st.WindowQuantile(t, 0.99, true);
+  p.gpu_hours = engine_->GpuSeconds() / 3600.0;
+  // Cumulative requests that ended outside the SLO (late, timed out or dropped): the report
+  // attributes each interval's misses to what the service was doing then.
+  p.missed = static_cast<double>(st.completed() - st.within_slo() + st.timed_out() + st.dropped());
+  return p;
 }
 
 std::unique_ptr<SimWorkload> BuildInferenceService(const config::ConfigNode& workload,

@@ -37,8 +37,8 @@ class InferenceService final : public SimWorkload {
   Result<ScaleState> Observe() override;
   Status Apply(int desired) override;
   std::vector<Observation> Signal(std::string_view name, TimePoint now) override;
-  nlohmann::json Summary() const override;
-  nlohmann::json TimelinePoint(TimePoint now) const override;
+  report::WorkloadSummary Summary() const override;
+  report::TimelinePoint TimelinePoint(TimePoint now) const override;
   double ColdStartSeconds() const override { return spec_->ColdStartSeconds(); }
   double Progress() const override { return -1; }
   int GpusPerReplica() const override { return spec_->engine.model.gpus_per_replica; }

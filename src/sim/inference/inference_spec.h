@@ -1,7 +1,7 @@
 // InferenceSpec: the `service` block of an InferenceService workload in a scenario: the
 // trace to replay, the replica capacity model, cold start, price, SLO, queue limits and the
-// oracle's interval. Parsed and validated once (STYLE.md 7): errors carry file:line:column
-// and the field path; a spec exists only when there are none.
+// oracle's interval. Parsed and validated once (docs/architecture.md, practice 7): errors carry
+// file:line:column and the field path; a spec exists only when there are none.
 //
 //   service:
 //     trace: {format: azure_llm, path: ../../shared/traces/...csv, rate_multiplier: 1}

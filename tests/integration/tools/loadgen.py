@@ -10,7 +10,8 @@ with --constant, evenly spaced. Open loop: every request is sent at its arrival 
 thread whatever the server's speed, with a per-request --timeout; slow answers do not slow the
 arrivals. It always stops by itself: after the schedule (or --max-requests, or --max-duration),
 it waits at most --drain seconds (default: --timeout) for answers still due, and counts the rest
-as unfinished. At most --max-inflight requests are outstanding; an arrival beyond that is
+as unfinished. SIGINT or SIGTERM ends the schedule early the same way: no more arrivals, the
+drain, then the summary (so a caller can run load "until" something happens). At most --max-inflight requests are outstanding; an arrival beyond that is
 counted as dropped, not sent.
 
 The JSON summary (to --out, and one line per segment on stdout) has, overall and per segment:
@@ -25,6 +26,7 @@ import collections
 import json
 import random
 import re
+import signal
 import socket
 import sys
 import threading
@@ -170,6 +172,9 @@ def send_one(args, body, stats, i):
     stats.end(i, ok, kind, time.monotonic() - t0, replica)
 
 
+STOP = threading.Event()  # set by SIGINT/SIGTERM: end the schedule, drain, report
+
+
 def run(args, segments):
     rng = random.Random(args.seed)
     stats = Stats(len(segments))
@@ -177,18 +182,18 @@ def run(args, segments):
     started = time.monotonic()
     count = 0
     for offset, i in arrivals(segments, args.constant, rng):
-        if count >= args.max_requests or offset >= args.max_duration:
+        if count >= args.max_requests or offset >= args.max_duration or STOP.is_set():
             break
         delay = started + offset - time.monotonic()
-        if delay > 0:
-            time.sleep(delay)
+        if delay > 0 and STOP.wait(delay):
+            break
         count += 1
         if stats.begin(i, args.max_inflight):
             threading.Thread(target=send_one, args=(args, body, stats, i), daemon=True).start()
     # Sleep out the rest of the schedule, so a trailing pause is a pause.
     rest = min(sum(d for d, _ in segments), args.max_duration) - (time.monotonic() - started)
     if rest > 0 and count < args.max_requests:
-        time.sleep(rest)
+        STOP.wait(rest)
     unfinished = stats.wait_idle(args.drain if args.drain is not None else args.timeout)
     return stats, unfinished, time.monotonic() - started
 
@@ -250,6 +255,8 @@ def parse_args(argv):
 
 def main(argv):
     args, segments = parse_args(argv)
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda *_: STOP.set())
     stats, unfinished, elapsed = run(args, segments)
     report(args, segments, stats, unfinished, elapsed)
     return 0

@@ -1,4 +1,4 @@
-#include "sim/svg_chart.h"
+#include "report/svg_chart.h"
 
 #include <cmath>
 #include <limits>
@@ -7,7 +7,9 @@
 
 #include <gtest/gtest.h>
 
-namespace aiscale::sim {
+#include "report/format.h"
+
+namespace aiscale::report {
 namespace {
 
 size_t Count(const std::string& hay, const std::string& needle) {
@@ -59,7 +61,7 @@ TEST(SvgChart, SeriesShapes) {
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
     SvgChart chart(30, 4);
-    chart.AddSeries({c.points, "#123456", false, c.step, "data-x=\"1\""});
+    chart.AddSeries({c.points, "#123456", false, c.step, "data-x=\"1\"", "", 1.5, 1});
     const std::string svg = chart.Svg();
     const std::string d = PathData(svg);
     EXPECT_EQ(Count(d, "M"), c.moves) << d;
@@ -86,7 +88,7 @@ TEST(SvgChart, LongSeriesKeepTheirEnvelope) {
       pts.push_back({static_cast<double>(i), i == c.n / 2 ? 100.0 : 1.0 + (i % 7) * 0.1});
     }
     SvgChart chart(static_cast<double>(c.n), 100);
-    chart.AddSeries({pts, "#000", false, false, ""});
+    chart.AddSeries({pts, "#000", false, false, "", "", 1.5, 1});
     const std::string d = PathData(chart.Svg());
     const size_t points = Count(d, "M") + Count(d, "L");
     EXPECT_LE(points, c.max_points);
@@ -126,5 +128,70 @@ TEST(SvgChart, AxesAndReferenceLines) {
   }
 }
 
+TEST(SvgChart, HoverDataMatchesWhatIsDrawn) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  SvgChart chart(120, 10);
+  chart.AddSeries({{{0, 1}, {30.4, 2.5}, {60, nan}, {90, 1234567}},
+                   "#000",
+                   true,
+                   true,
+                   "data-kind=\"desired\"",
+                   "hpa <desired>",
+                   1,
+                   0.5});
+  chart.AddMarker(30, "#444", "3 -> 5: load > target", "data-event=\"rescale\"");
+  const std::string svg = chart.Svg();
+  // t rounded to seconds, values to 4 significant digits, a gap as "-".
+  EXPECT_NE(svg.find("data-pts=\"0 1 30 2.5 60 - 90 1.235e+06\""), std::string::npos) << svg;
+  EXPECT_NE(svg.find("data-label=\"hpa &lt;desired&gt;\""), std::string::npos);
+  EXPECT_NE(svg.find("data-step=\"1\""), std::string::npos);
+  EXPECT_NE(svg.find("stroke-opacity=\"0.5\""), std::string::npos);
+  EXPECT_NE(svg.find("<title>3 -&gt; 5: load &gt; target</title>"), std::string::npos);
+  EXPECT_NE(svg.find("class=\"chart\""), std::string::npos);
+  EXPECT_NE(svg.find("data-t-max=\"120\" data-x0=\"52.0\" data-x1=\"896.0\""), std::string::npos);
+  EXPECT_NE(svg.find("<line class=\"cursor\""), std::string::npos);
+  EXPECT_EQ(CompactNumber(nan), "");
+  EXPECT_EQ(CompactNumber(0.000125), "0.000125");
+}
+
+TEST(SvgChart, PointsThatDrawNothingNewAreDropped) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const std::vector<ChartPoint> pts = {{0, 1},   {1, 1},   {2, 1},   {3, 2}, {4, 2},
+                                       {5, nan}, {6, nan}, {7, nan}, {8, 3}, {9, 3}};
+  auto times = [](const std::vector<ChartPoint>& v) {
+    std::vector<double> t;
+    for (const auto& p : v) t.push_back(p.t_s);
+    return t;
+  };
+  // A step series holds its value: changes, the gap's start and the last point are enough.
+  EXPECT_EQ(times(DropRepeats(pts, true)), (std::vector<double>{0, 3, 5, 8, 9}));
+  // A line series keeps every value (a line between equal values is still a line), not a gap's.
+  EXPECT_EQ(times(DropRepeats(pts, false)), (std::vector<double>{0, 1, 2, 3, 4, 5, 8, 9}));
+  // A held value across the whole chart is one horizontal segment, first x to last x.
+  std::vector<ChartPoint> held(1000);
+  for (size_t i = 0; i < held.size(); ++i) held[i] = {static_cast<double>(i), 2};
+  SvgChart flat(999, 4);
+  flat.AddSeries({held, "#000", false, true, "", "", 1.5, 1});
+  const std::string d = PathData(flat.Svg());
+  EXPECT_EQ(Count(d, "M"), 1u) << d;
+  EXPECT_EQ(Count(d, "L"), 2u) << d;  // the step's two segments to the last point
+  EXPECT_NE(d.find("L896.0 "), std::string::npos) << d;  // it reaches the right edge
+}
+
+TEST(SvgChart, AValueAxisForOneRunAgainstAnother) {
+  // GPU-hours along x (not time), attainment up: one dot per run, with its tooltip.
+  SvgChart chart = SvgChart::Values(37, 1);
+  chart.AddDot(18.4, 0.99, "#1f77b4", "predictive: 18.4 GPU-h, 0.9907", "data-policy=\"p\"");
+  const std::string svg = chart.Svg();
+  EXPECT_NE(svg.find("data-x-kind=\"value\""), std::string::npos);
+  EXPECT_NE(svg.find("data-t-max=\"40\""), std::string::npos);  // 37 rounded up to 4 x 10
+  for (const char* tick : {">0<", ">10<", ">20<", ">30<", ">40<"}) {
+    EXPECT_NE(svg.find(tick), std::string::npos) << tick;
+  }
+  EXPECT_EQ(svg.find(">1h<"), std::string::npos);  // no time labels
+  EXPECT_NE(svg.find("<circle class=\"dot\" data-policy=\"p\" cx=\""), std::string::npos);
+  EXPECT_NE(svg.find("<title>predictive: 18.4 GPU-h, 0.9907</title>"), std::string::npos);
+}
+
 }  // namespace
-}  // namespace aiscale::sim
+}  // namespace aiscale::report

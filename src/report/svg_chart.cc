@@ -1,10 +1,12 @@
-#include "sim/svg_chart.h"
+#include "report/svg_chart.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 
-namespace aiscale::sim {
+#include "report/format.h"
+
+namespace aiscale::report {
 namespace {
 
 // Margins inside the viewBox: y labels on the left, time labels below.
@@ -50,37 +52,10 @@ double NiceCeil(double v) {
   return 10 * p;
 }
 
-std::string EscapeHtml(std::string_view s) {
-  std::string out;
-  out.reserve(s.size());
-  for (char c : s) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
-
-std::string FormatFixed(double v, int decimals) {
-  if (std::isnan(v)) return "";
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+std::string CompactNumber(double v) {
+  if (!std::isfinite(v)) return "";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.4g", v);
   return buf;
 }
 
@@ -89,6 +64,19 @@ SvgChart::SvgChart(double t_max_s, double y_max, int width, int height)
       y_max_(4 * NiceCeil(y_max / 4)),
       width_(width),
       height_(height) {}
+
+SvgChart SvgChart::Values(double x_max, double y_max, int width, int height) {
+  SvgChart c(4 * NiceCeil(x_max / 4), y_max, width, height);
+  c.value_x_ = true;
+  return c;
+}
+
+void SvgChart::AddDot(double x, double v, std::string_view color, std::string_view title,
+                      std::string_view attrs) {
+  marks_ += "<circle class=\"dot\"" + (attrs.empty() ? "" : " " + std::string(attrs)) + " cx=\"" +
+            Num(X(x)) + "\" cy=\"" + Num(Y(v)) + "\" r=\"4\" fill=\"" + EscapeHtml(color) + "\">" +
+            (title.empty() ? "" : "<title>" + EscapeHtml(title) + "</title>") + "</circle>";
+}
 
 SvgChart SvgChart::Log(double t_max_s, double y_min, double y_max, int width, int height) {
   SvgChart c(t_max_s, 1, width, height);
@@ -117,6 +105,21 @@ void SvgChart::AddBand(double t0_s, double t1_s, std::string_view fill) {
             "\"/>";
 }
 
+std::vector<ChartPoint> DropRepeats(const std::vector<ChartPoint>& pts, bool step) {
+  std::vector<ChartPoint> out;
+  out.reserve(pts.size());
+  for (size_t i = 0; i < pts.size(); ++i) {
+    const bool gap = !std::isfinite(pts[i].v);
+    if (i > 0 && i + 1 < pts.size() && !out.empty()) {
+      const double prev = out.back().v;
+      if (gap && !std::isfinite(prev)) continue;       // a gap goes on
+      if (step && !gap && pts[i].v == prev) continue;  // the held value goes on
+    }
+    out.push_back(pts[i]);
+  }
+  return out;
+}
+
 std::vector<ChartPoint> SvgChart::Thin(const std::vector<ChartPoint>& pts) const {
   if (pts.size() <= 2 * static_cast<size_t>(width_)) return pts;
   std::vector<ChartPoint> out;
@@ -143,10 +146,15 @@ std::vector<ChartPoint> SvgChart::Thin(const std::vector<ChartPoint>& pts) const
 }
 
 void SvgChart::AddSeries(const ChartSeries& s) {
-  std::string d;
+  std::string d, pts;
   bool open = false;  // a subpath is under way
   double prev = 0;
-  for (const ChartPoint& p : Thin(s.points)) {
+  for (const ChartPoint& p : Thin(DropRepeats(s.points, s.step))) {
+    // Hover data: every drawn point, and a gap as "t -" so a hover there says "no value".
+    if (!pts.empty()) pts += ' ';
+    pts += CompactNumber(std::round(p.t_s));
+    pts += ' ';
+    pts += std::isfinite(p.v) ? CompactNumber(p.v) : std::string("-");
     if (!std::isfinite(p.v)) {
       open = false;
       continue;
@@ -162,8 +170,12 @@ void SvgChart::AddSeries(const ChartSeries& s) {
     prev = p.v;
   }
   series_ += "<path class=\"series\"" + (s.attrs.empty() ? "" : " " + s.attrs) + " d=\"" + d +
-             "\" fill=\"none\" stroke=\"" + EscapeHtml(s.color) + "\" stroke-width=\"1.5\"" +
-             (s.dashed ? " stroke-dasharray=\"5 3\"" : "") + "/>";
+             "\" fill=\"none\" stroke=\"" + EscapeHtml(s.color) + "\" stroke-width=\"" +
+             FormatShort(s.width, 2) + "\"" +
+             (s.opacity < 1 ? " stroke-opacity=\"" + FormatShort(s.opacity, 2) + "\"" : "") +
+             (s.dashed ? " stroke-dasharray=\"5 3\"" : "") +
+             (s.label.empty() ? "" : " data-label=\"" + EscapeHtml(s.label) + "\"") +
+             (s.step ? " data-step=\"1\"" : "") + " data-pts=\"" + pts + "\"/>";
 }
 
 void SvgChart::AddHLine(double v, std::string_view color, std::string_view label,
@@ -184,16 +196,21 @@ void SvgChart::AddVLine(double t_s, std::string_view color, std::string_view att
             "\" stroke-width=\"1.5\" stroke-dasharray=\"4 2\"/>";
 }
 
-void SvgChart::AddMarker(double t_s, std::string_view color) {
+void SvgChart::AddMarker(double t_s, std::string_view color, std::string_view title,
+                         std::string_view attrs) {
   const double x = X(t_s);
-  marks_ += "<path class=\"marker\" d=\"M" + Num(x - 4) + " " + Num(kTop) + "L" + Num(x + 4) + " " +
-            Num(kTop) + "L" + Num(x) + " " + Num(kTop + 7) + "Z\" fill=\"" + EscapeHtml(color) +
-            "\"/>";
+  marks_ += "<path class=\"marker\"" + (attrs.empty() ? "" : " " + std::string(attrs)) + " d=\"M" +
+            Num(x - 4) + " " + Num(kTop) + "L" + Num(x + 4) + " " + Num(kTop) + "L" + Num(x) + " " +
+            Num(kTop + 7) + "Z\" fill=\"" + EscapeHtml(color) + "\">" +
+            (title.empty() ? "" : "<title>" + EscapeHtml(title) + "</title>") + "</path>";
 }
 
 std::string SvgChart::Svg() const {
-  std::string s = "<svg width=\"100%\" viewBox=\"0 0 " + std::to_string(width_) + " " +
-                  std::to_string(height_) + "\" role=\"img\">";
+  // The geometry the page's hover script maps a pointer position to a time with.
+  std::string s = "<svg class=\"chart\" width=\"100%\" viewBox=\"0 0 " + std::to_string(width_) +
+                  " " + std::to_string(height_) + "\" role=\"img\" data-t-max=\"" +
+                  CompactNumber(t_max_s_) + (value_x_ ? "\" data-x-kind=\"value" : "") +
+                  "\" data-x0=\"" + Num(kLeft) + "\" data-x1=\"" + Num(width_ - kRight) + "\">";
   s += bands_;
   std::vector<double> ticks;
   if (log_) {
@@ -208,16 +225,20 @@ std::string SvgChart::Svg() const {
     s += "<text x=\"" + Num(kLeft - 4) + "\" y=\"" + Num(Y(v) + 4) + "\" text-anchor=\"end\">" +
          ValueLabel(v) + "</text>";
   }
-  const double step = TimeStep(t_max_s_);
+  // x ticks: round minutes or hours on a time axis, four round steps on a value axis.
+  const double step = value_x_ ? t_max_s_ / 4 : TimeStep(t_max_s_);
   for (double t = 0; t <= t_max_s_ + 1e-9; t += step) {
     s += "<text x=\"" + Num(X(t)) + "\" y=\"" + Num(height_ - 6.0) + "\" text-anchor=\"middle\">" +
-         TimeLabel(t) + "</text>";
+         (value_x_ ? ValueLabel(t) : TimeLabel(t)) + "</text>";
   }
   s += series_ + refs_ + marks_;
+  // Moved by the page script under the pointer; hidden until then (and without script).
+  s += "<line class=\"cursor\" x1=\"0\" x2=\"0\" y1=\"" + Num(kTop) + "\" y2=\"" +
+       Num(height_ - kBottom) + "\" stroke=\"#666\" visibility=\"hidden\"/>";
   s += "<rect x=\"" + Num(kLeft) + "\" y=\"" + Num(kTop) + "\" width=\"" +
        Num(width_ - kLeft - kRight) + "\" height=\"" + Num(height_ - kTop - kBottom) +
        "\" fill=\"none\" stroke=\"#999\"/></svg>";
   return s;
 }
 
-}  // namespace aiscale::sim
+}  // namespace aiscale::report
