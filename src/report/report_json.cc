@@ -92,7 +92,6 @@ json ToJson(const Report& r) {
               {"duration_limit_s", r.duration_limit_s},
               {"runs", std::move(runs)}};
   if (!r.pool_comparison.is_null()) out["pool_comparison"] = r.pool_comparison;
-  if (!r.tenant_comparison.is_null()) out["tenant_comparison"] = r.tenant_comparison;
   return out;
 }
 

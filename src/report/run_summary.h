@@ -105,20 +105,6 @@ struct TrainingFigures {
   double load_s = 0, compute_s = 0, eval_s = 0;  // time spent in each phase
 };
 
-// Figures only a pool tenant's demand curve (GpuDemand, sim/demand/gpu_demand.h) has, in
-// GPU-minutes: demanded, held, pending (demand not held), starting (held, not yet working),
-// and the reclaims (busy GPUs preempted, each costing restart_s of work).
-struct DemandFigures {
-  std::string source;  // "helios_vc PATH" or "points"
-  double restart_s = 0;
-  double demand_gpu_minutes = 0, held_gpu_minutes = 0, pending_gpu_minutes = 0;
-  double starting_gpu_minutes = 0;
-  int64_t reclaimed_gpus = 0;
-  double reclaimed_gpu_minutes = 0;
-  std::optional<int64_t> guaranteed_gpus;  // when the run gives the tenant's guarantee
-  nlohmann::json guarantee_waits;          // sim/demand/guarantee_waits.h; null without one
-};
-
 // Something that happened to a workload at a time: a rescale or a node failure.
 struct RunEvent {
   enum class Kind { kRescale, kFailure };
@@ -143,7 +129,6 @@ struct WorkloadSummary {
   double max_failure_replacement_s = 0;
   std::optional<ServingFigures> serving;
   std::optional<TrainingFigures> training;
-  std::optional<DemandFigures> demand;
   std::optional<OracleFigures> oracle;
   std::string oracle_error;  // no oracle, and why
   std::vector<RunEvent> events;
@@ -170,7 +155,7 @@ struct RunSummary {
   // `role`: static_partition, pool, ...); empty otherwise. Written to report.json as is.
   std::string role;
   nlohmann::json pool;  // the shared pool's figures when the run had one (written as is)
-  bool cut = false;     // ended at the duration limit with work left
+  bool cut = false;  // ended at the duration limit with work left
   double end_s = 0;
   std::vector<WorkloadSummary> workloads;
   DecisionDigest decisions;
@@ -192,8 +177,7 @@ struct Report {
   uint64_t seed = 0;
   double duration_limit_s = 0;
   std::vector<RunSummary> runs;
-  nlohmann::json pool_comparison;    // a shared-pool scenario's comparison (written as is)
-  nlohmann::json tenant_comparison;  // a many-tenant pool's comparison (written as is)
+  nlohmann::json pool_comparison;  // a shared-pool scenario's comparison (written as is)
 
   // The first run that is baseline `b`, or null.
   const RunSummary* FindBaseline(Baseline b) const;

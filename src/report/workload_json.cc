@@ -108,19 +108,6 @@ void PutEvents(const std::vector<RunEvent>& events, json& j) {
   j["failure_events"] = std::move(failures);
 }
 
-void PutDemand(const DemandFigures& d, json& j) {
-  j["source"] = d.source;
-  j["restart_s"] = d.restart_s;
-  j["demand_gpu_minutes"] = d.demand_gpu_minutes;
-  j["held_gpu_minutes"] = d.held_gpu_minutes;
-  j["pending_gpu_minutes"] = d.pending_gpu_minutes;
-  j["starting_gpu_minutes"] = d.starting_gpu_minutes;
-  j["reclaimed_gpus"] = d.reclaimed_gpus;
-  j["reclaimed_gpu_minutes"] = d.reclaimed_gpu_minutes;
-  if (d.guaranteed_gpus) j["guaranteed_gpus"] = *d.guaranteed_gpus;
-  if (!d.guarantee_waits.is_null()) j["guarantee_waits"] = d.guarantee_waits;
-}
-
 }  // namespace
 
 json ToJson(const WorkloadSummary& w) {
@@ -138,7 +125,6 @@ json ToJson(const WorkloadSummary& w) {
     j["scale_events"] = w.rescales;
   }
   if (w.training) PutTraining(*w.training, j);
-  if (w.demand) PutDemand(*w.demand, j);
   if (w.training || !w.events.empty()) PutEvents(w.events, j);
   PutOracle(w, j);
   return j;

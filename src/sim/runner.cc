@@ -237,6 +237,7 @@ Result<RunResult> RunPolicy(const Scenario& s, const PolicyRun& run, const RunOp
     WorkloadRun w{sim.workloads[i]->ref().name, sim.workloads[i]->Summary(),
                   std::move(sim.timelines[i])};
     w.summary.name = w.name;
+    w.figures = sim.workloads[i]->KindFigures();
     out.workloads.push_back(std::move(w));
   }
   if (sim.pool) out.pool = sim.pool->Summary();

@@ -46,6 +46,7 @@ struct WorkloadRun {
   std::string name;
   report::WorkloadSummary summary;              // SimWorkload::Summary(), named
   std::vector<report::TimelinePoint> timeline;  // sampled every report interval
+  nlohmann::json figures;                       // SimWorkload::KindFigures()
 };
 
 struct RunResult {

@@ -14,23 +14,26 @@ double Num(const nlohmann::json& j, const char* key) {
 }
 
 // The longest wait (`to_grant_s` or `to_ready_s`) among a tenant's lent guarantee episodes.
-double LentMax(const report::DemandFigures& d, const char* which) {
-  if (!d.guarantee_waits.is_object()) return 0;
-  return Num(d.guarantee_waits["lent"][which], "max");
+double LentMax(const nlohmann::json& figures, const char* which) {
+  const auto it = figures.find("guarantee_waits");
+  if (it == figures.end()) return 0;
+  return Num((*it)["lent"][which], "max");
 }
 
-nlohmann::json TenantFigures(const report::DemandFigures& d) {
-  nlohmann::json out = {{"demand_gpu_minutes", d.demand_gpu_minutes},
-                        {"held_gpu_minutes", d.held_gpu_minutes},
-                        {"pending_gpu_minutes", d.pending_gpu_minutes},
-                        {"reclaimed_gpus", d.reclaimed_gpus},
-                        {"reclaimed_gpu_minutes", d.reclaimed_gpu_minutes},
-                        {"lent_wait_to_grant_s", LentMax(d, "to_grant_s")},
-                        {"lent_wait_to_ready_s", LentMax(d, "to_ready_s")}};
-  if (d.guaranteed_gpus) out["guaranteed_gpus"] = *d.guaranteed_gpus;
-  if (d.guarantee_waits.is_object()) {
-    out["lent_episodes"] = d.guarantee_waits.value("lent_episodes", 0);
-    out["unfinished_waits"] = d.guarantee_waits.value("unfinished", 0);
+nlohmann::json TenantFigures(const nlohmann::json& w) {
+  nlohmann::json out = {{"demand_gpu_minutes", Num(w, "demand_gpu_minutes")},
+                        {"held_gpu_minutes", Num(w, "held_gpu_minutes")},
+                        {"pending_gpu_minutes", Num(w, "pending_gpu_minutes")},
+                        {"starting_gpu_minutes", Num(w, "starting_gpu_minutes")},
+                        {"reclaimed_gpus", Num(w, "reclaimed_gpus")},
+                        {"reclaimed_gpu_minutes", Num(w, "reclaimed_gpu_minutes")},
+                        {"lent_wait_to_grant_s", LentMax(w, "to_grant_s")},
+                        {"lent_wait_to_ready_s", LentMax(w, "to_ready_s")}};
+  if (w.contains("guaranteed_gpus")) out["guaranteed_gpus"] = w["guaranteed_gpus"];
+  if (w.contains("guarantee_waits")) {
+    out["guarantee_waits"] = w["guarantee_waits"];
+    out["lent_episodes"] = w["guarantee_waits"].value("lent_episodes", 0);
+    out["unfinished_waits"] = w["guarantee_waits"].value("unfinished", 0);
   }
   return out;
 }
@@ -39,8 +42,8 @@ nlohmann::json RunFigures(const RunResult& run) {
   nlohmann::json tenants = nlohmann::json::object();
   double pending = 0, held = 0, demand = 0, reclaimed = 0, grant = 0, ready = 0;
   for (const WorkloadRun& w : run.workloads) {
-    if (!w.summary.demand) continue;
-    const nlohmann::json f = TenantFigures(*w.summary.demand);
+    if (w.summary.kind != kKind || !w.figures.is_object()) continue;
+    const nlohmann::json f = TenantFigures(w.figures);
     pending += Num(f, "pending_gpu_minutes");
     held += Num(f, "held_gpu_minutes");
     demand += Num(f, "demand_gpu_minutes");

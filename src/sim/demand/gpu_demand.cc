@@ -124,30 +124,34 @@ std::vector<Observation> GpuDemand::Signal(std::string_view name, TimePoint now)
 }
 
 report::WorkloadSummary GpuDemand::Summary() const {
+  Advance(NowS());
+  report::WorkloadSummary s;
+  s.kind = "GpuDemand";
+  s.gpu_hours = ledger_.held / 3600;
+  s.completion_time_s = std::min(NowS(), spec_->series->end_s);
+  s.rescales = rescales_;
+  return s;
+}
+
+nlohmann::json GpuDemand::KindFigures() const {
   const double now = NowS();
   Advance(now);
   const double end = std::min(now, spec_->series->end_s);
   const Ledger& l = ledger_;
-  report::DemandFigures d;
-  d.source = spec_->source;
-  d.restart_s = RestartS();
-  d.demand_gpu_minutes = l.demand / 60;
-  d.held_gpu_minutes = l.held / 60;
-  d.pending_gpu_minutes = l.pending / 60;
-  d.starting_gpu_minutes = (l.held - l.ready) / 60;
-  d.reclaimed_gpus = reclaimed_gpus_;
-  d.reclaimed_gpu_minutes = static_cast<double>(reclaimed_gpus_) * RestartS() / 60;
+  nlohmann::json out = {
+      {"source", spec_->source},
+      {"restart_s", RestartS()},
+      {"demand_gpu_minutes", l.demand / 60},
+      {"held_gpu_minutes", l.held / 60},
+      {"pending_gpu_minutes", l.pending / 60},
+      {"starting_gpu_minutes", (l.held - l.ready) / 60},
+      {"reclaimed_gpus", reclaimed_gpus_},
+      {"reclaimed_gpu_minutes", static_cast<double>(reclaimed_gpus_) * RestartS() / 60}};
   if (env_.guaranteed_gpus >= 0) {
-    d.guaranteed_gpus = env_.guaranteed_gpus;
-    d.guarantee_waits = waits_.Summary(end);
+    out["guaranteed_gpus"] = env_.guaranteed_gpus;
+    out["guarantee_waits"] = waits_.Summary(end);
   }
-  report::WorkloadSummary s;
-  s.kind = "GpuDemand";
-  s.gpu_hours = l.held / 3600;
-  s.completion_time_s = end;
-  s.rescales = rescales_;
-  s.demand = std::move(d);
-  return s;
+  return out;
 }
 
 report::TimelinePoint GpuDemand::TimelinePoint(TimePoint now) const {

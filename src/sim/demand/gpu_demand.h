@@ -8,9 +8,9 @@
 // and pays its restart when it resumes), the reclaim cost in GPU-minutes. Metrics side: the
 // curve's value at the last scrape (signal `gpu_demand` unless renamed), as a queue-length
 // exporter would report it, so a real policy (hpa on an External metric) follows it.
-// Summary: GPU-minutes demanded, held, pending (demand not held), starting (held, not yet
-// working), reclaimed GPUs and their cost, and the guarantee waits (guarantee_waits.h) when the
-// run gives the tenant's guarantee. In a run with free restarts (WorkloadEnv::free_restarts,
+// KindFigures: GPU-minutes demanded, held, pending (demand not held), starting (held, not yet
+// working), reclaimed GPUs and their cost, and the guarantee waits (guarantee_waits.h) when
+// the run gives the tenant's guarantee. In a run with free restarts (WorkloadEnv::free_restarts,
 // the free_borrowing comparison) restart_s counts as 0. Single-threaded, like the simulator.
 #pragma once
 
@@ -37,6 +37,7 @@ class GpuDemand final : public SimWorkload {
   std::vector<Observation> Signal(std::string_view name, TimePoint now) override;
   report::WorkloadSummary Summary() const override;
   report::TimelinePoint TimelinePoint(TimePoint now) const override;
+  nlohmann::json KindFigures() const override;
   double ColdStartSeconds() const override { return RestartS(); }
   double Progress() const override;
 
