@@ -235,9 +235,8 @@ Result<RunResult> RunPolicy(const Scenario& s, const PolicyRun& run, const RunOp
   sample();
   for (size_t i = 0; i < sim.workloads.size(); ++i) {
     WorkloadRun w{sim.workloads[i]->ref().name, sim.workloads[i]->Summary(),
-                  std::move(sim.timelines[i])};
+                  std::move(sim.timelines[i]), sim.workloads[i]->KindFigures()};
     w.summary.name = w.name;
-    w.figures = sim.workloads[i]->KindFigures();
     out.workloads.push_back(std::move(w));
   }
   if (sim.pool) out.pool = sim.pool->Summary();
