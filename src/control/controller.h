@@ -13,6 +13,7 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -22,11 +23,13 @@
 #include "control/collector.h"
 #include "control/executor.h"
 #include "control/live_board.h"
+#include "control/store_health.h"
 #include "core/actuator.h"
 #include "core/clock.h"
 #include "core/decision.h"
 #include "core/metric_source.h"
 #include "core/policy.h"
+#include "core/replica_set.h"
 #include "core/scale.h"
 #include "core/store.h"
 #include "core/telemetry.h"
@@ -65,6 +68,8 @@ struct ControllerOptions {
   bool stamp_wall_time = true;
   // Decide and record exactly as live, and never call Apply (`aiscale run --dry-run`).
   bool dry_run = false;
+  // Where events worth one log line go (the Store failing and resuming); null: nowhere.
+  std::function<void(const std::string&)> log;
 };
 
 class Controller {
@@ -105,18 +110,21 @@ class Controller {
     std::string policy_key, stabilizer_key;  // in the Store, built once
     size_t collect_id = 0;
     std::vector<size_t> signal_slots;  // binding.signals[k] -> its slot in `signals`
+    ReplicaSet replicas;               // the engine's, as of this tick's read
     Workload(WorkloadBinding b) : binding(std::move(b)), signals(binding.history_capacity) {}
   };
   // The tick of one workload, without writing it.
   Decision Decide(Workload& w);
   void ReadSignals(Workload& w, TimePoint now, Decision& d);
+  static const ReplicaSet* Replicas(Workload& w);
   void Resolve(const Workload& w, Decision& d) const;
   void Act(Workload& w, TimePoint now, Decision& d);
   // The workload's states under their keys, with `d` (null: the states alone).
   StoreWrite WriteOf(const Workload& w, const Decision* d) const;
   // Writes the batch; a failure is recorded in every Decision it held (the tick still counts).
   void Persist(const std::vector<StoreWrite>& writes, std::vector<Decision*> decisions);
-  void Count(const Decision& d) const;
+  void Count(const Decision& d, bool held_for_missing_data) const;
+  static bool HeldForMissingData(const Workload& w, const Decision& d);
   void Publish(const std::vector<Decision>& decisions, TimePoint now) const;
 
   Clock& clock_;
@@ -127,6 +135,7 @@ class Controller {
   std::vector<std::unique_ptr<Workload>> workloads_;
   std::unordered_set<std::string> keys_;  // of workloads_, so Add is O(1), not O(n)
   std::vector<StoreWrite> batch_;         // Tick's writes, one per workload, kept across ticks
+  StoreHealth store_health_;
   std::atomic<bool> may_apply_{true};
   mutable std::mutex reason_mu_;  // guards not_applying_reason_
   std::string not_applying_reason_;
