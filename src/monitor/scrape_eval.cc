@@ -8,6 +8,7 @@
 #include <map>
 #include <unordered_map>
 
+#include "core/numeric.h"
 #include "core/signal.h"
 #include "monitor/histogram_quantile.h"
 
@@ -17,8 +18,12 @@ namespace {
 using Labels = std::vector<std::pair<std::string, std::string>>;
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
+// Saturating: milliseconds past ~292 years wrapped in the conversion to nanoseconds, and a
+// sample stamped centuries ahead read as "about now". It now reads as far in the future,
+// which WorkloadSignals drops as invalid.
 TimePoint SampleTime(const Sample& s, TimePoint scrape_at) {
-  return s.has_timestamp ? TimePoint(std::chrono::milliseconds(s.timestamp_ms)) : scrape_at;
+  if (!s.has_timestamp) return scrape_at;
+  return TimePoint(Duration(SaturatingMul(s.timestamp_ms, 1'000'000)));
 }
 
 // The identity of a series across scrapes: its labels except `le`, sorted.
