@@ -15,7 +15,21 @@ struct Sink {
   HttpResponse* resp;
   size_t max_body;
   bool overflow = false;
+  const std::atomic<bool>* cancelled = nullptr;
 };
+
+// libcurl's progress callback: a non-zero return aborts the transfer.
+int OnProgress(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
+  return static_cast<const Sink*>(user)->cancelled->load() ? 1 : 0;
+}
+
+// The response's Content-Encoding, for a message ("" when it said none).
+std::string EncodingOf(const HttpResponse& resp) {
+  for (const auto& [k, v] : resp.headers) {
+    if (k == "content-encoding") return v;
+  }
+  return "";
+}
 
 size_t OnBody(char* data, size_t size, size_t n, void* user) {
   auto* sink = static_cast<Sink*>(user);
@@ -63,6 +77,11 @@ Status TransportError(CURLcode code, const Sink& sink, const HttpRequest& req, c
   }
   const std::string why = detail[0] ? detail : curl_easy_strerror(code);
   switch (code) {
+    case CURLE_ABORTED_BY_CALLBACK:
+      return Status::Unavailable("unable to read " + where + ": cancelled (stopping)");
+    case CURLE_BAD_CONTENT_ENCODING:
+      return Status::Invalid("unable to read " + where + ": cannot decode its Content-Encoding '" +
+                             EncodingOf(*sink.resp) + "': " + why);
     case CURLE_OPERATION_TIMEDOUT:
       return Status::DeadlineExceeded("unable to read " + where + ": timed out after " +
                                       SecondsText(req.timeout) + " s: " + why);
@@ -110,8 +129,9 @@ CurlHttpClient::CurlHttpClient() {
 Result<HttpResponse> CurlHttpClient::Send(const HttpRequest& req) {
   std::unique_ptr<CURL, void (*)(CURL*)> h(curl_easy_init(), curl_easy_cleanup);
   if (!h) return Status::Internal("unable to create an HTTP handle for " + req.url);
+  if (cancelled_.load()) return Status::Unavailable("unable to send to " + req.url + ": cancelled");
   HttpResponse resp;
-  Sink sink{&resp, req.max_body_bytes};
+  Sink sink{&resp, req.max_body_bytes, false, &cancelled_};
   char detail[CURL_ERROR_SIZE] = {0};
   curl_slist* headers = nullptr;
   for (const auto& [k, v] : req.headers)
@@ -136,6 +156,12 @@ Result<HttpResponse> CurlHttpClient::Send(const HttpRequest& req) {
   curl_easy_setopt(c, CURLOPT_HEADERDATA, &resp);
   curl_easy_setopt(c, CURLOPT_ERRORBUFFER, detail);
   curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+  // Ask for gzip and decode what comes (libcurl's own decoder, zlib): a server that compresses
+  // anyway is read too. Checked after decoding: max_body_bytes bounds the decoded size.
+  curl_easy_setopt(c, CURLOPT_ACCEPT_ENCODING, "gzip");
+  curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
+  curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, &OnProgress);
+  curl_easy_setopt(c, CURLOPT_XFERINFODATA, &sink);
   SetTls(c, req.tls);
 
   const CURLcode rc = curl_easy_perform(c);

@@ -52,6 +52,9 @@ class HttpClient {
  public:
   virtual ~HttpClient() = default;
   virtual Result<HttpResponse> Send(const HttpRequest& req) = 0;
+  // True once the client was told to stop (a daemon shutting down): callers may stop long work
+  // on what they fetched (a parse of a huge body) early. Clients that cannot be stopped: false.
+  virtual bool Cancelled() const { return false; }
 };
 
 // The error kind of an HTTP status: 404 kNotFound, 409 kConflict, 401/403 kPermissionDenied,
