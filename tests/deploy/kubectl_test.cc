@@ -62,9 +62,11 @@ class DiscoveryServer {
  public:
   DiscoveryServer() {
     docs_["/api"] = {{"kind", "APIVersions"}, {"versions", {"v1"}}};
-    docs_["/apis"] = {{"kind", "APIGroupList"},
-                      {"apiVersion", "v1"},
-                      {"groups", {Group("apps"), Group("rbac.authorization.k8s.io")}}};
+    docs_["/apis"] = {
+        {"kind", "APIGroupList"},
+        {"apiVersion", "v1"},
+        {"groups",
+         {Group("apps"), Group("rbac.authorization.k8s.io"), Group("networking.k8s.io")}}};
     docs_["/api/v1"] =
         ResourceList("v1", {{"namespaces", "namespace", "Namespace", false},
                             {"serviceaccounts", "serviceaccount", "ServiceAccount", true},
@@ -78,6 +80,8 @@ class DiscoveryServer {
                       {"rolebindings", "rolebinding", "RoleBinding", true},
                       {"clusterroles", "clusterrole", "ClusterRole", false},
                       {"clusterrolebindings", "clusterrolebinding", "ClusterRoleBinding", false}});
+    docs_["/apis/networking.k8s.io/v1"] = ResourceList(
+        "networking.k8s.io/v1", {{"networkpolicies", "networkpolicy", "NetworkPolicy", true}});
     server_.Get(".*", [this](const httplib::Request& req, httplib::Response& res) {
       auto it = docs_.find(req.path);
       if (it != docs_.end()) {
