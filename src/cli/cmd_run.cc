@@ -1,6 +1,7 @@
 // `aiscale run -c FILE [--dry-run] [--once] [--verbose]`: the controller live (cli/daemon.h).
 // SIGTERM and SIGINT stop it after the tick in flight; it then stops the replicas it started
-// and exits 0. Signals are taken by one thread with sigwait, so no handler runs inside a tick.
+// and exits 0; SIGHUP is logged and ignored (daemon_signals.h). Signals are taken by one thread
+// with sigwait, so no handler runs inside a tick.
 #include <pthread.h>
 #include <signal.h>
 
@@ -10,6 +11,7 @@
 #include "cli/commands.h"
 #include "cli/controller_config.h"
 #include "cli/daemon.h"
+#include "cli/daemon_signals.h"
 #include "core/config/config_node.h"
 
 namespace aiscale::cli {
@@ -21,10 +23,13 @@ struct RunFlags {
 };
 
 int RunUsage(std::ostream& os, int code) {
-  os << "usage: aiscale run -c FILE [--dry-run] [--once] [--verbose]\n"
+  os << "usage: aiscale run -c FILE [--dry-run] [--once [--wait-ready DUR]] [--verbose]\n"
         "  -c, --config FILE  the ControllerConfig to run\n"
         "  --dry-run          decide and record as live, never change a workload's scale\n"
-        "  --once             one collection and one tick, then exit (cron, tests)\n"
+        "  --once             one collection and one tick, then exit (cron, tests); replicas the\n"
+        "                     run starts (local engine) are stopped when it exits\n"
+        "  --wait-ready DUR   with --once: first wait up to DUR (default 10s, 0 = no wait) for\n"
+        "                     every workload's replicas to be ready, so the tick reads them\n"
         "  --verbose          log every decision, not only changes and problems\n";
   return code;
 }
@@ -38,6 +43,18 @@ bool ParseRunFlags(const Args& args, RunFlags& f, int& code) {
       f.opt.dry_run = true;
     } else if (a == "--once") {
       f.opt.once = true;
+    } else if (a == "--wait-ready" && i + 1 < args.size()) {
+      // Read as a config duration would be (30s, 1m, 0), with the same checks.
+      config::ConfigErrors errors;
+      const config::ConfigNode n = config::ParseConfig("v: " + args[++i], "--wait-ready", errors);
+      const double s = n.DurationSeconds("v", -1, config::Between(0, 3600));
+      if (!errors.empty() || s < 0) {
+        std::cerr << "aiscale run: --wait-ready wants a duration from 0 to 1h, got '" << args[i]
+                  << "'\n";
+        code = RunUsage(std::cerr, 2);
+        return false;
+      }
+      f.opt.ready_wait = Seconds(s);
     } else if (a == "--verbose" || a == "-v") {
       f.opt.verbose = true;
     } else if (a == "--help" || a == "-h") {
@@ -72,23 +89,26 @@ int Run(const Args& args) {
               << "aiscale run: " << f.config << " is not a valid ControllerConfig\n";
     return 1;
   }
-  // Block the stop signals before any thread starts, so every thread inherits the mask and
+  // Block the daemon's signals before any thread starts, so every thread inherits the mask and
   // only the waiter below receives them.
-  sigset_t stop_signals;
-  sigemptyset(&stop_signals);
-  sigaddset(&stop_signals, SIGTERM);
-  sigaddset(&stop_signals, SIGINT);
-  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  const sigset_t signals = DaemonSignals();
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   auto daemon = Daemon::Build(std::move(cfg).value(), f.opt, std::cerr);
   if (!daemon.ok()) {
     std::cerr << "aiscale run: " << daemon.status().message() << "\n";
     return 1;
   }
   Daemon* d = daemon->get();
-  std::thread waiter([&stop_signals, d] {
-    int sig = 0;
-    sigwait(&stop_signals, &sig);
-    if (sig != 0) d->RequestStop();
+  std::thread waiter([&signals, d] {
+    while (true) {
+      int sig = 0;
+      if (sigwait(&signals, &sig) != 0) return;
+      if (ActionOf(sig) == SignalAction::kStop) {
+        d->RequestStop();
+        return;
+      }
+      std::cerr << IgnoredSignalLine(sig) << std::endl;
+    }
   });
   const Status st = d->Run();
   // Wake the waiter if it is still waiting (a --once run, or a stop from elsewhere).

@@ -31,12 +31,16 @@
 #include "core/system_clock.h"
 #include "core/telemetry.h"
 #include "server/api_server.h"
+#include "store/store_lock.h"
 
 namespace aiscale::cli {
 
 struct DaemonOptions {
   bool dry_run = false;
-  bool once = false;     // one collection, one tick, then stop
+  bool once = false;  // wait for ready replicas (ready_wait), one collection, one tick
+  // With `once`: how long to wait for every engine to report its replicas ready first (the
+  // local engine starts them, and one that does not listen yet reads as missing data).
+  Duration ready_wait = Seconds(10);
   bool verbose = false;  // log every decision, not only changes and problems
 };
 
@@ -69,6 +73,8 @@ class Daemon {
   // Waits up to `limit` for the fetches in flight, so the first tick sees data.
   void AwaitFirstFetches(Duration limit);
   void TickOnce();
+  void AwaitReady(Duration limit);
+  void ShutdownEngines();
   void Shutdown();
   bool WaitUntil(TimePoint t);  // false when a stop was requested first
 
@@ -79,6 +85,7 @@ class Daemon {
   CurlHttpClient http_;
   Telemetry telemetry_;
   control::LiveBoard board_;
+  std::unique_ptr<store::StoreLock> store_lock_;  // held while store_ is open (declared first)
   std::unique_ptr<Store> store_;
   std::map<std::string, std::unique_ptr<Actuator>> actuators_;    // by workload key
   std::map<std::string, std::unique_ptr<MetricSource>> sources_;  // by name
