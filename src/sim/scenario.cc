@@ -303,31 +303,82 @@ Result<std::vector<PolicyRun>> Scenario::Runs(const std::vector<std::string>& po
   return runs;
 }
 
+// The compare entry (by index) that `--policy name` selects: the entry labelled `name`, or
+// -1 when none is; an error listing what may be asked for when the name is nothing the
+// scenario knows (issue 27 §5: `--policy kpa` silently ran a default KPA instead of the
+// scenario's own kpa entry).
+Result<int> Scenario::CompareIndexOf(const std::string& name) const {
+  for (size_t i = 0; i < compare.size(); ++i) {
+    if (compare[i] == name) return static_cast<int>(i);
+  }
+  std::set<std::string> own;
+  for (const auto& w : workloads) {
+    const config::ConfigNode p = w.node.Child("policy");
+    if (p.IsDefined()) own.insert(p.String("name", ""));
+  }
+  if (name == "static" || own.count(name)) return -1;
+  // A policy the scenario does not configure runs with its defaults (trying a new policy on a
+  // scenario); one it configures always runs as configured (above).
+  auto registry = decide::PolicyRegistry::Default();
+  std::string policies;
+  if (registry.ok()) {
+    for (const std::string& p : registry->Names()) {
+      if (p == name) return -1;
+      policies += (policies.empty() ? "" : ", ") + p;
+    }
+  }
+  std::string known;
+  for (const std::string& c : compare) known += (known.empty() ? "" : ", ") + c;
+  for (const std::string& o : own) {
+    if (std::find(compare.begin(), compare.end(), o) == compare.end() && !o.empty()) {
+      known += (known.empty() ? "" : ", ") + o;
+    }
+  }
+  if (std::find(compare.begin(), compare.end(), "static") == compare.end()) {
+    known += (known.empty() ? "" : ", ") + std::string("static");
+  }
+  return Status::Invalid("unknown policy '" + name + "' for --policy: " + file + " compares " +
+                         known + " (by label), and any policy (" + policies +
+                         ") runs with its defaults");
+}
+
 Result<std::vector<PolicyRun>> Scenario::PlanRuns(const std::vector<std::string>& policies,
                                                   config::ConfigErrors* synth_errors) const {
   if (!synth_errors) synth_errors = errors.get();
   std::vector<PolicyRun> out;
   std::vector<std::string> names = policies;
-  const bool from_compare = names.empty() && !compare.empty();
-  if (from_compare) names = compare;
+  std::vector<int> entries;  // per name: the compare entry it runs, or -1
+  for (const std::string& n : names) {
+    ASSIGN_OR_RETURN(const int i, CompareIndexOf(n));
+    entries.push_back(i);
+  }
+  if (names.empty() && !compare.empty()) {
+    names = compare;
+    for (size_t i = 0; i < compare.size(); ++i) entries.push_back(static_cast<int>(i));
+  }
   if (names.empty()) {
     // DESIGN.md: reports compare the configured policy with static at the configured size.
     if (workloads.empty()) return Status::Error("unable to plan runs: no workloads");
     const config::ConfigNode own = workloads[0].node.Child("policy");
     names = {own.IsDefined() ? own.String("name", "static") : "static", "static"};
     if (names[0] == "static") names.pop_back();
+    entries.assign(names.size(), -1);
   }
   std::set<std::string> labels;
   for (size_t p = 0; p < names.size(); ++p) {
-    const std::string& name = names[p];
+    const int entry = entries[p];
+    // A scalar compare entry is a policy name with its defaults, as in the full run.
+    const bool entry_map = entry >= 0 && compare_nodes[static_cast<size_t>(entry)].IsMap();
+    const std::string name =
+        entry_map ? compare_nodes[static_cast<size_t>(entry)].String("name", names[p]) : names[p];
     PolicyRun run;
-    run.label = name;
-    for (int k = 2; labels.count(run.label); ++k) run.label = name + "-" + std::to_string(k);
+    run.label = names[p];
+    for (int k = 2; labels.count(run.label); ++k) run.label = names[p] + "-" + std::to_string(k);
     labels.insert(run.label);
     const std::string path = "policy:" + name;
     for (const auto& w : workloads) {
-      if (from_compare && compare_nodes[p].IsMap()) {
-        run.policy_nodes.push_back(compare_nodes[p]);
+      if (entry_map) {
+        run.policy_nodes.push_back(compare_nodes[static_cast<size_t>(entry)]);
         continue;
       }
       const config::ConfigNode own = w.node.Child("policy");
