@@ -259,12 +259,15 @@ FetchResult ScrapeSource::FetchTarget(const Target& t, const Plan& plan, const M
                                       TimePoint now) {
   ASSIGN_OR_RETURN(std::vector<Scrape> history,
                    ScrapeAt(t, now, std::min(cfg_.timeout, q.timeout)));
-  auto points = plan.preset_signal != nullptr ? EvaluatePresetSignal(*plan.preset_signal, history)
-                                              : EvaluateSelector(plan.selector, history);
+  // A stopping daemon does not wait out a huge target: each step asks the client.
+  const std::function<bool()> cancelled = [this] { return http_.Cancelled(); };
+  auto points = plan.preset_signal != nullptr
+                    ? EvaluatePresetSignal(*plan.preset_signal, history, cancelled)
+                    : EvaluateSelector(plan.selector, history, cancelled);
   if (!points.ok()) return points.status();
-  // Between the steps of a large target's fetch: a stopping daemon does not wait them out.
+  std::vector<Observation> out = ToObservations(t, q.signal, *points);
   if (http_.Cancelled()) return Status::Unavailable("cancelled: stopping");
-  return ToObservations(t, q.signal, *points);
+  return out;
 }
 
 std::vector<Observation> ScrapeSource::ToObservations(
@@ -281,6 +284,7 @@ std::vector<Observation> ScrapeSource::ToObservations(
   std::vector<Observation> out;
   out.reserve(points.size());
   for (const SeriesPoint& p : points) {
+    if ((out.size() & 4095) == 4095 && http_.Cancelled()) break;  // the caller says why
     Observation o;
     o.signal = signal;
     o.instance = t.instance;
@@ -347,7 +351,7 @@ Result<Scrape> ScrapeSource::ScrapeOnce(const std::string& url, TimePoint now, D
   ParseLimits limits;
   limits.max_bytes = cfg_.max_body_bytes;
   limits.max_samples = cfg_.max_series;
-  limits.cancelled = [this] { return http_.Cancelled(); };
+  limits.cancelled = [this] { return http_.Cancelled(); };  // a huge parse stops on a stop
   auto e = ParseExposition(std::move(resp.body), format, limits);
   if (!e.ok()) return e.status().Wrap("malformed exposition");
   return Scrape{now, std::make_shared<const Exposition>(std::move(e).value())};
