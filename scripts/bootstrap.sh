@@ -16,8 +16,11 @@ pkgs=(build-essential cmake ninja-build pkg-config libyaml-cpp-dev nlohmann-json
 # The test suite's ASan+UBSan stage builds with clang-14 and links libFuzzer (sanitize.sh).
 # Its kubectl cross-checks run Debian's kubectl where no other kubectl is installed (checked
 # with Debian's 1.20.2 and 1.32; they skip without one).
+# The dashboard's browser test drives Debian's chromium (tests/integration/dashboard_browser.sh;
+# playwright-core comes from the npm registry, pinned in tests/browser/package-lock.json; node
+# and npm are the machine's own, not Debian's, which would replace its Node 20).
 if [ "$mode" = test ]; then
-  pkgs+=(clang-14 libclang-rt-14-dev)
+  pkgs+=(clang-14 libclang-rt-14-dev chromium)
   command -v kubectl >/dev/null || pkgs+=(kubernetes-client)
 fi
 missing=()

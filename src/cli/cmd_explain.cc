@@ -7,7 +7,6 @@
 // daemon's API. Exit status: 0 printed, 1 nothing to explain or an error (no store, unknown
 // workload, server unreachable), 2 usage.
 #include <algorithm>
-#include <cctype>
 #include <filesystem>
 #include <iostream>
 #include <sstream>
@@ -18,6 +17,7 @@
 #include "core/curl_http_client.h"
 #include "core/decision_codec.h"
 #include "server/api_handlers.h"
+#include "server/html.h"
 #include "server/json_views.h"
 #include "store/sqlite_store.h"
 
@@ -131,22 +131,6 @@ Result<std::vector<Decision>> FromStore(const ExplainFlags& f) {
   return recent;
 }
 
-// RFC 3986 unreserved characters pass; everything else (the namespace's '/') is %XX.
-std::string UrlEncode(const std::string& s) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  std::string out;
-  for (unsigned char c : s) {
-    if (std::isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~') {
-      out += static_cast<char>(c);
-    } else {
-      out += '%';
-      out += kHex[c >> 4];
-      out += kHex[c & 15];
-    }
-  }
-  return out;
-}
-
 // The server's error message when the body is its JSON error, else the raw body.
 std::string ServerMessage(const HttpResponse& r) {
   const auto j = nlohmann::json::parse(r.body, nullptr, false);
@@ -161,7 +145,7 @@ Result<std::vector<Decision>> FromServer(const ExplainFlags& f) {
   std::string base = f.url;
   while (!base.empty() && base.back() == '/') base.pop_back();
   HttpRequest req;
-  req.url = base + "/api/v1/workloads/" + UrlEncode(f.name) +
+  req.url = base + "/api/v1/workloads/" + server::UrlEncode(f.name) +
             "/decisions?limit=" + std::to_string(f.limit);
   req.timeout = Seconds(10);
   CurlHttpClient client;
@@ -250,9 +234,16 @@ void Describe(std::ostream& os, const Decision& d) {
     os << "  stabilized:  " << d.stabilized
        << (d.stabilize_reason.empty() ? "" : " (" + d.stabilize_reason + ")") << "\n";
   }
-  if (d.constrained != d.stabilized || !d.constrain_reason.empty()) {
-    os << "  constrained: " << d.constrained
+  // In a shared pool, the constraints' result is what the workload wanted; the pool granted.
+  const int wanted = d.pool.active ? d.pool.wanted : d.constrained;
+  if (wanted != d.stabilized || !d.constrain_reason.empty()) {
+    os << "  constrained: " << wanted
        << (d.constrain_reason.empty() ? "" : " (" + d.constrain_reason + ")") << "\n";
+  }
+  if (d.pool.active) {
+    os << "  pool:        granted " << d.pool.granted << " of " << d.pool.wanted << " (tenant "
+       << d.pool.tenant << ", " << d.pool.reason << ")"
+       << (d.pool.detail.empty() ? "" : ": " + d.pool.detail) << "\n";
   }
   os << "  done:        " << Done(d) << "\n";
 }

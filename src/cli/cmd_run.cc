@@ -1,7 +1,8 @@
 // `aiscale run -c FILE [--dry-run] [--once] [--verbose]`: the controller live (cli/daemon.h).
 // SIGTERM and SIGINT stop it after the tick in flight; it then stops the replicas it started
-// and exits 0; SIGHUP is logged and ignored (daemon_signals.h). Signals are taken by one thread
-// with sigwait, so no handler runs inside a tick.
+// and exits 0. SIGHUP reloads the config file (validated first; a bad file is logged and the
+// running config kept). Signals are taken by one thread with sigwait, so no handler runs inside
+// a tick.
 #include <pthread.h>
 #include <signal.h>
 
@@ -11,7 +12,6 @@
 #include "cli/commands.h"
 #include "cli/controller_config.h"
 #include "cli/daemon.h"
-#include "cli/daemon_signals.h"
 #include "core/config/config_node.h"
 
 namespace aiscale::cli {
@@ -91,23 +91,28 @@ int Run(const Args& args) {
   }
   // Block the daemon's signals before any thread starts, so every thread inherits the mask and
   // only the waiter below receives them.
-  const sigset_t signals = DaemonSignals();
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGTERM);
+  sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGHUP);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
   auto daemon = Daemon::Build(std::move(cfg).value(), f.opt, std::cerr);
   if (!daemon.ok()) {
     std::cerr << "aiscale run: " << daemon.status().message() << "\n";
     return 1;
   }
   Daemon* d = daemon->get();
-  std::thread waiter([&signals, d] {
-    while (true) {
+  std::thread waiter([&stop_signals, d] {
+    for (;;) {
       int sig = 0;
-      if (sigwait(&signals, &sig) != 0) return;
-      if (ActionOf(sig) == SignalAction::kStop) {
-        d->RequestStop();
-        return;
+      if (sigwait(&stop_signals, &sig) != 0) return;
+      if (sig == SIGHUP) {
+        d->RequestReload();
+        continue;
       }
-      std::cerr << IgnoredSignalLine(sig) << std::endl;
+      d->RequestStop();
+      return;
     }
   });
   const Status st = d->Run();

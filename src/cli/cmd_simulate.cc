@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
+#include "cli/pool_table.h"
 #include "sim/report.h"
 #include "sim/runner.h"
 #include "sim/scenario.h"
@@ -255,6 +256,8 @@ int RunSimulation(const SimFlags& f) {
   } else {
     std::cout << "scenario " << result->scenario << " (seed " << result->seed << ")\n\n";
     PrintTable(report, std::cout);
+    if (report.contains("pool_comparison"))
+      PrintPoolComparison(report["pool_comparison"], std::cout);
     std::cout << "\nwrote " << written->json_path << "\nwrote " << written->html_path << "\n";
     for (const auto& p : written->decision_logs) std::cout << "wrote " << p << "\n";
     std::cout << "simulated in " << Cell(wall, 2) << " s\n";

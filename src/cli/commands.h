@@ -18,5 +18,9 @@ int Validate(const Args& args);               // cmd_validate.cc
 int Run(const Args& args);                    // cmd_run.cc
 int Explain(const Args& args);                // cmd_explain.cc
 int Calibrate(const Args& args);              // cmd_calibrate.cc
+int ShowStatus(const Args& args);             // cmd_status.cc
+int Pause(const Args& args);                  // cmd_steer.cc
+int Resume(const Args& args);                 // cmd_steer.cc
+int Pin(const Args& args);                    // cmd_steer.cc
 
 }  // namespace aiscale::cli

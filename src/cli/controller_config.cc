@@ -4,8 +4,10 @@
 #include <set>
 
 #include "act/actuator_registry.h"
+#include "cli/api_token.h"
 #include "decide/pipeline.h"
 #include "decide/policy_registry.h"
+#include "decide/pool_config.h"
 #include "monitor/source_registry.h"
 
 namespace aiscale::cli {
@@ -85,8 +87,11 @@ void ParseWorkload(const ConfigNode& w, const Registries& reg, ControllerConfig&
   }
   std::vector<std::string> known = decide::CommonWorkloadFields();
   known.insert(known.end(), {"signals", "target"});
+  known.insert(known.end(), decide::PoolWorkloadFields().begin(),
+               decide::PoolWorkloadFields().end());
   w.CheckKnown(known);
   WorkloadSpec spec = decide::ReadWorkloadFields(w, cfg.period_s);
+  decide::ReadPoolMembership(w, cfg.pool ? &*cfg.pool : nullptr, spec);
   if (!spec.ref.name.empty() && !keys.insert(spec.ref.Key()).second) {
     w.ErrorAt("name", "workload '" + spec.ref.Key() + "' is listed twice");
   }
@@ -127,19 +132,38 @@ void ParseSources(const ConfigNode& spec, const Registries& reg, ControllerConfi
   }
 }
 
-void ParseServer(const ConfigNode& spec, ControllerConfig& cfg) {
-  const ConfigNode s = spec.Child("server");
-  if (!s.IsDefined()) return;
-  s.CheckKnown({"enabled", "host", "port"});
-  cfg.server.enabled = s.Bool("enabled", cfg.server.enabled);
-  cfg.server.host = s.String("host", cfg.server.host);
-  cfg.server.port = s.Int("port", cfg.server.port, config::Between(0, 65535));
-}
-
 // Relative paths in the file are relative to the file's own directory.
 std::string Resolve(const std::string& path, const std::string& file) {
   if (path.empty() || file.empty() || std::filesystem::path(path).is_absolute()) return path;
   return (std::filesystem::path(file).parent_path() / path).lexically_normal().string();
+}
+
+void ParseServer(const ConfigNode& spec, ControllerConfig& cfg) {
+  const ConfigNode s = spec.Child("server");
+  if (!s.IsDefined()) return;
+  s.CheckKnown({"enabled", "host", "port", "token", "token_file"});
+  cfg.server.enabled = s.Bool("enabled", cfg.server.enabled);
+  cfg.server.host = s.String("host", cfg.server.host);
+  cfg.server.port = s.Int("port", cfg.server.port, config::Between(0, 65535));
+  if (s.Has("token") && s.Has("token_file")) {
+    s.ErrorAt("token", "give token or token_file, not both");
+    return;
+  }
+  if (s.Has("token_file")) {
+    cfg.server.token_file = Resolve(s.String("token_file", ""), cfg.file);
+    auto t = ReadTokenFile(cfg.server.token_file);
+    if (!t.ok()) {
+      s.ErrorAt("token_file", t.status().message());
+    } else {
+      cfg.server.token = std::move(t).value();
+    }
+  } else if (s.Has("token")) {
+    cfg.server.token = s.String("token", "");
+  }
+  if (const Status st = CheckToken(cfg.server.token); !st.ok()) {
+    s.ErrorAt(s.Has("token") ? "token" : "token_file", st.message());
+    cfg.server.token.clear();
+  }
 }
 
 // `store:` is the file's path, or a map:
@@ -176,7 +200,7 @@ void ParseStore(const ConfigNode& spec, ControllerConfig& cfg) {
 
 void ParseSpec(const ConfigNode& spec, const Registries& reg, ControllerConfig& cfg) {
   spec.CheckKnown(
-      {"period", "store", "run_dir", "server", "sources", "workloads", "leader_election"});
+      {"period", "store", "run_dir", "server", "sources", "workloads", "leader_election", "pool"});
   // At least 100 ms (docs/limits.md): a 1 us period ran 49,000 ticks a second at 100% CPU, and
   // no engine or metric store answers faster than that anyway.
   cfg.period_s = spec.DurationSeconds("period", cfg.period_s, config::AtLeast(kMinPeriodS));
@@ -188,6 +212,7 @@ void ParseSpec(const ConfigNode& spec, const Registries& reg, ControllerConfig& 
     cfg.leader_election = act::LeaderElectionConfig::Parse(spec.Child("leader_election"));
   }
   ParseSources(spec, reg, cfg);
+  if (spec.Has("pool")) cfg.pool = decide::ParsePool(spec.Child("pool"));
   if (!spec.Has("workloads")) {
     spec.Error("missing required field 'workloads'");
   } else if (spec.Child("workloads").IsSequence() && spec.Child("workloads").Items().empty()) {

@@ -14,6 +14,7 @@
 //   auto cfg = ParseControllerConfig(root);  // errors land in errs
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,10 @@ struct ServerConfig {
   bool enabled = true;
   std::string host = "127.0.0.1";  // loopback unless the user says otherwise
   int port = 9464;                 // 0: any free port
+  // The bearer token of the steering endpoints (pause, resume, pin), read from `token_file`
+  // (or given inline as `token`); empty: steering is off. Never logged.
+  std::string token;
+  std::string token_file;  // where it was read from, resolved against the config's directory
 };
 
 // What `store: PATH` means: changes and 5-minute heartbeats, everything kept, fsync per commit.
@@ -54,6 +59,9 @@ struct ControllerConfig {
   // target's `auth:` (in-cluster, else $KUBECONFIG, else ~/.kube/config).
   act::LeaderElectionConfig leader_election;
   std::vector<SourceSpec> sources;
+  // `pool:`: the shared GPU pool every workload is placed in (decide/pool_config.h); absent:
+  // each workload is scaled on its own.
+  std::optional<PoolSpec> pool;
   std::vector<WorkloadSpec> workloads;
 };
 

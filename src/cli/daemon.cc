@@ -24,6 +24,10 @@ Result<std::unique_ptr<Daemon>> Daemon::Build(ControllerConfig cfg, DaemonOption
     }
   }
   std::unique_ptr<Daemon> d(new Daemon(std::move(cfg), opt, log));
+  if (!d->cfg_.file.empty()) {
+    config::ConfigErrors errors;  // the file parsed before Build; kept to compare reloads with
+    d->running_parts_ = RestartPartsOf(config::LoadConfigFile(d->cfg_.file, errors));
+  }
   RETURN_IF_ERROR(d->OpenStore());
   RETURN_IF_ERROR(d->MakeActuators());
   RETURN_IF_ERROR(d->MakeSources());
@@ -117,19 +121,36 @@ Status Daemon::AddWorkloads() {
     log_ << "aiscale: " << line << "\n";
     log_.flush();
   };
+  steering_ = std::make_unique<control::SteeringBoard>(clock_, store_.get(), board_);
+  o.steering = steering_.get();
   controller_ = std::make_unique<control::Controller>(clock_, store_.get(), o);
+  if (cfg_.pool) {
+    RETURN_IF_ERROR(MakePoolSource());
+    RETURN_IF_ERROR(controller_->SetPool(*cfg_.pool, pool_source_.get(), &allocator_));
+  }
   control::SourceLookup lookup;
   lookup.by_name = [this](const std::string& name) -> MetricSource* {
     auto it = sources_.find(name);
     return it == sources_.end() ? nullptr : it->second.get();
   };
   for (const WorkloadSpec& w : cfg_.workloads) {
-    auto b = control::Assemble(w, w.pipeline, lookup, actuators_[w.ref.Key()].get());
+    auto b = control::Assemble(w, w.pipeline, lookup, actuators_[w.ref.Key()].get(),
+                               cfg_.pool ? &*cfg_.pool : nullptr);
     if (!b.ok()) return b.status();
     RETURN_IF_ERROR(controller_->Add(std::move(b).value()));
   }
   PublishBounds();
   return Status::Ok();
+}
+
+Status Daemon::MakePoolSource() {
+  const PoolSpec& p = *cfg_.pool;
+  if (p.size) {
+    pool_source_ = std::make_unique<FixedPoolSource>(*p.size);
+    return Status::Ok();
+  }
+  return Status::Invalid("unable to read the pool's size from " + p.from +
+                         ": not supported by this build; give pool.size");
 }
 
 // Each workload's configured bounds as gauges, so an alert can tell a workload pinned at
@@ -148,9 +169,15 @@ Status Daemon::StartServer() {
   if (!cfg_.server.enabled) return Status::Ok();
   server_ = std::make_unique<server::ApiServer>(
       server::ServerOptions{cfg_.server.host, cfg_.server.port}, board_, store_.get(), telemetry_);
+  gate_.Set(cfg_.server.token);
+  server_->EnableOperatorRoutes({&clock_, steering_.get(), &gate_});
   RETURN_IF_ERROR(server_->Start());
   log_ << "aiscale: serving /healthz /readyz /metrics /api/v1 on " << cfg_.server.host << ":"
-       << server_->port() << "\n";
+       << server_->port() << "\n"
+       << "aiscale: dashboard at http://" << cfg_.server.host << ":" << server_->port()
+       << "/; steering (pause, resume, pin) "
+       << (cfg_.server.token.empty() ? "off (no server.token_file)" : "on, with the bearer token")
+       << "\n";
   return Status::Ok();
 }
 
@@ -289,7 +316,7 @@ Status Daemon::Run() {
   while (!stop_) {
     TickOnce();
     next += period;
-    if (!WaitUntil(next)) break;
+    if (!WaitForTick(next)) break;
   }
   RequestStop();
   collector.join();

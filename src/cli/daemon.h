@@ -18,19 +18,24 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
 
 #include "act/kubernetes_lease.h"
+#include "cli/config_reload.h"
 #include "cli/controller_config.h"
 #include "control/controller.h"
 #include "control/executor.h"
 #include "control/live_board.h"
+#include "control/steering_board.h"
 #include "core/curl_http_client.h"
 #include "core/system_clock.h"
 #include "core/telemetry.h"
+#include "decide/allocator.h"
 #include "server/api_server.h"
+#include "server/steering_handlers.h"
 #include "store/store_lock.h"
 
 namespace aiscale::cli {
@@ -52,6 +57,10 @@ class Daemon {
   // Ticks until RequestStop (or once); returns when everything is stopped.
   Status Run();
   void RequestStop();
+  // Re-reads the config file before the next tick (SIGHUP): see cli/config_reload.h. A file
+  // with errors, or one that changes what needs a restart, is rejected and logged with why;
+  // the running config stays. Safe to call from any thread.
+  void RequestReload() { reload_ = true; }
   int server_port() const { return server_ ? server_->port() : 0; }
 
  private:
@@ -60,6 +69,8 @@ class Daemon {
   Status MakeActuators();
   Status MakeSources();
   Status AddWorkloads();
+  // The pool's size source (a configured number, or the engine's report).
+  Status MakePoolSource();
   void PublishBounds();
   Status StartServer();
   Status MakeElector();
@@ -75,6 +86,9 @@ class Daemon {
   void TickOnce();
   void AwaitReady(Duration limit);
   void ShutdownEngines();
+  // Waits for the next tick, doing any reload asked for meanwhile; false on stop.
+  bool WaitForTick(TimePoint next);
+  void Reload();  // daemon_reload.cc
   void Shutdown();
   bool WaitUntil(TimePoint t);  // false when a stop was requested first
 
@@ -90,8 +104,14 @@ class Daemon {
   std::map<std::string, std::unique_ptr<Actuator>> actuators_;    // by workload key
   std::map<std::string, std::unique_ptr<MetricSource>> sources_;  // by name
   std::unique_ptr<control::ThreadPoolExecutor> executor_;
+  std::unique_ptr<PoolSource> pool_source_;  // null: no pool
+  decide::Allocator allocator_;
   std::unique_ptr<control::Controller> controller_;
   std::unique_ptr<server::ApiServer> server_;
+  std::unique_ptr<control::SteeringBoard> steering_;  // overrides set through the API
+  server::TokenGate gate_;                            // the steering endpoints' token
+  std::optional<RestartParts> running_parts_;         // of the file as last loaded, for reloads
+  std::atomic<bool> reload_{false};
   std::unique_ptr<act::LeaseElector> elector_;  // null: leader election off, always applies
   std::mutex leader_mu_;                        // guards was_leader_ and logged_error_
   bool was_leader_ = false;

@@ -27,6 +27,11 @@ constexpr Command kCommands[] = {
     {"explain", &aiscale::cli::Explain, "the last decisions of a workload in words, newest first"},
     {"calibrate", &aiscale::cli::Calibrate,
      "fit a simulator scenario to a real training run and compare its prediction"},
+    {"status", &aiscale::cli::ShowStatus,
+     "what a running controller is doing: status [NAME] [--watch] [--json]"},
+    {"pause", &aiscale::cli::Pause, "pause a workload's scaling: pause NAME [--direction down]"},
+    {"resume", &aiscale::cli::Resume, "resume a paused or pinned workload: resume NAME"},
+    {"pin", &aiscale::cli::Pin, "hold a workload at N replicas: pin NAME N [--until 2h]"},
 };
 
 int Usage(std::ostream& os, int code) {

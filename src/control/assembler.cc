@@ -40,8 +40,28 @@ Result<std::vector<SignalBinding>> FromSpec(const WorkloadSpec& spec, const Poli
 
 }  // namespace
 
+Result<PoolMember> ResolvePoolMember(const PoolSpec& pool, const WorkloadSpec& spec) {
+  const PoolMembership& m = spec.pool;
+  PoolMember out;
+  out.tenant = pool.TenantIndex(m.tenant);
+  out.priority = pool.PriorityRank(m.priority);
+  if (out.tenant < 0 || out.priority < 0) {
+    return Status::Invalid("unable to place workload " + spec.ref.Key() + " in the pool: " +
+                           (out.tenant < 0 ? "unknown tenant '" + m.tenant + "'"
+                                           : "unknown priority class '" + m.priority + "'"));
+  }
+  out.gpus_per_replica = std::max(1, m.gpus_per_replica);
+  out.granularity = std::max(1, spec.granularity);
+  out.elastic = m.shrinkable;
+  out.reducible = !m.shrinkable && m.reducible;
+  out.floor = m.shrinkable ? std::max(m.shrink_floor, spec.min_replicas) : spec.min_replicas;
+  out.restart_s = spec.cold_start_s;
+  return out;
+}
+
 Result<WorkloadBinding> Assemble(const WorkloadSpec& spec, const PolicySpec& pipeline,
-                                 const SourceLookup& sources, Actuator* actuator) {
+                                 const SourceLookup& sources, Actuator* actuator,
+                                 const PoolSpec* pool) {
   if (!pipeline.policy) {
     return Status::Invalid("unable to assemble workload " + spec.ref.Key() + ": no policy");
   }
@@ -57,6 +77,12 @@ Result<WorkloadBinding> Assemble(const WorkloadSpec& spec, const PolicySpec& pip
   b.constraints = pipeline.constraints;
   b.actuator = actuator;
   b.staleness = Seconds(spec.staleness_s);
+  b.min_replicas = spec.min_replicas;
+  b.max_replicas = spec.max_replicas;
+  if (pool) {
+    ASSIGN_OR_RETURN(PoolMember m, ResolvePoolMember(*pool, spec));
+    b.pool = m;
+  }
   return b;
 }
 

@@ -23,7 +23,14 @@ struct SourceLookup {
   MetricSource* fallback = nullptr;
 };
 
+// `pool` (may be null): the controller's shared GPU pool; the workload's place in it
+// (spec.pool) is resolved to indices, an unknown tenant or priority class being kInvalid.
 Result<WorkloadBinding> Assemble(const WorkloadSpec& spec, const PolicySpec& pipeline,
-                                 const SourceLookup& sources, Actuator* actuator);
+                                 const SourceLookup& sources, Actuator* actuator,
+                                 const PoolSpec* pool = nullptr);
+
+// spec.pool resolved against `pool`: tenant and priority as indices; elastic (shrinkable)
+// workloads have their shrink floor, others (reducible serving) their min_replicas as floor.
+Result<PoolMember> ResolvePoolMember(const PoolSpec& pool, const WorkloadSpec& spec);
 
 }  // namespace aiscale::control

@@ -60,9 +60,24 @@ Status Controller::Add(WorkloadBinding b) {
   if (keys_.count(key)) {
     return Status::Conflict("unable to add workload " + key + ": name already in use");
   }
+  if (b.pool.has_value() != pool_spec_.has_value()) {
+    return Status::Invalid("unable to add workload " + key +
+                           (b.pool
+                                ? ": it has a pool place but the controller has no pool"
+                                : ": the controller has a pool and the workload no place in it"));
+  }
+  if (b.pool &&
+      (b.pool->tenant < 0 || static_cast<size_t>(b.pool->tenant) >= pool_spec_->tenants.size() ||
+       b.pool->priority < 0 ||
+       static_cast<size_t>(b.pool->priority) >= pool_spec_->priorities.size())) {
+    return Status::Invalid("unable to add workload " + key +
+                           ": tenant or priority not in the pool");
+  }
   auto w = std::make_unique<Workload>(std::move(b));
+  w->key = key;
   w->policy_key = key + "/policy";
   w->stabilizer_key = key + "/stabilizer";
+  w->pool_key = key + "/pool";
   if (store_) {
     auto ps = store_->LoadState(w->policy_key);
     if (!ps.ok()) return ps.status().Wrap("unable to load policy state for " + key);
@@ -70,7 +85,13 @@ Status Controller::Add(WorkloadBinding b) {
     if (!ss.ok()) return ss.status().Wrap("unable to load stabilizer state for " + key);
     w->policy_state = std::move(ps).value();
     w->stabilizer_state = std::move(ss).value();
+    if (w->binding.pool) {
+      auto pl = store_->LoadState(w->pool_key);
+      if (!pl.ok()) return pl.status().Wrap("unable to load pool state for " + key);
+      w->pool_state = std::move(pl).value();
+    }
   }
+  if (options_.steering) RETURN_IF_ERROR(options_.steering->Restore(key));
   std::vector<CollectSignal> collect;
   for (const SignalBinding& s : w->binding.signals) {
     collect.push_back({s.signal, s.expression, s.source,
@@ -84,13 +105,54 @@ Status Controller::Add(WorkloadBinding b) {
   return Status::Ok();
 }
 
-void Controller::Collect() { collector_.RunDue(clock_.Now()); }
+Status Controller::Reconfigure(size_t index, const WorkloadBinding& fresh) {
+  if (index >= workloads_.size()) return Status::NotFound("no workload at that index");
+  Workload& w = *workloads_[index];
+  if (fresh.ref.Key() != w.key || !fresh.policy) {
+    return Status::Invalid("unable to reconfigure " + w.key +
+                           ": a different workload or no policy");
+  }
+  if (fresh.policy->Name() != w.binding.policy->Name()) w.policy_state = PersistentState{};
+  w.binding.policy = fresh.policy;
+  w.binding.stabilizer = fresh.stabilizer;
+  w.binding.constraints = fresh.constraints;
+  w.binding.min_replicas = fresh.min_replicas;
+  w.binding.max_replicas = fresh.max_replicas;
+  w.binding.staleness = fresh.staleness;
+  return Status::Ok();
+}
+
+void Controller::Collect() {
+  const TimePoint now = clock_.Now();
+  collector_.RunDue(now);
+  if (pool_watch_) pool_watch_->RunDue(now);
+}
+
+TimePoint Controller::NextCollect() const {
+  const TimePoint signals = collector_.NextDue();
+  return pool_watch_ ? std::min(signals, pool_watch_->NextDue()) : signals;
+}
 
 std::vector<Decision> Controller::Tick() {
   const auto t0 = std::chrono::steady_clock::now();  // telemetry only
   std::vector<Decision> out;
   out.reserve(workloads_.size());
-  for (auto& w : workloads_) out.push_back(Decide(*w));
+  if (options_.steering) steer_ = options_.steering->Snapshot();
+  std::vector<char> acts(workloads_.size(), 0);
+  for (size_t i = 0; i < workloads_.size(); ++i) {
+    bool a = false;
+    out.push_back(Plan(*workloads_[i], a));
+    acts[i] = a;
+  }
+  const TimePoint now = clock_.Now();
+  if (pool_spec_ && pool_spec_->allocate) AllocatePool(out, acts, now);
+  // Shrinks first, so that what they free is there when the growths are applied.
+  for (int pass = 0; pass < 2; ++pass) {
+    for (size_t i = 0; i < out.size(); ++i) {
+      const bool shrink = out[i].constrained < out[i].current;
+      if (acts[i] && shrink == (pass == 0)) Act(*workloads_[i], now, out[i]);
+    }
+  }
   if (store_) {
     // A workload's write names the same keys and states every tick: built once (the keys are
     // longer than a short string, so each would be an allocation a tick), only the decision
@@ -121,7 +183,15 @@ std::vector<Decision> Controller::Tick() {
 
 Decision Controller::TickOne(size_t index) {
   Workload& w = *workloads_[index];
-  Decision d = Decide(w);
+  if (options_.steering) steer_ = options_.steering->Snapshot();
+  bool acts = false;
+  Decision d = Plan(w, acts);
+  if (w.binding.pool && d.constrained > d.current) {
+    d.constrained = d.current;
+    d.constrain_reason += (d.constrain_reason.empty() ? "" : "; ") +
+                          std::string("in a pool: growth is allocated by the full tick");
+  }
+  if (acts) Act(w, clock_.Now(), d);
   if (store_) Persist({WriteOf(w, &d)}, {&d});
   return d;
 }
@@ -137,7 +207,8 @@ Status Controller::FlushStates() {
   return store_->WriteBatch(writes);
 }
 
-Decision Controller::Decide(Workload& w) {
+Decision Controller::Plan(Workload& w, bool& acts) {
+  acts = false;
   WorkloadBinding& b = w.binding;
   const TimePoint now = clock_.Now();
   Decision d;
@@ -159,12 +230,17 @@ Decision Controller::Decide(Workload& w) {
   d.current = scale->current;
   d.ready = scale->ready;
   d.engine_detail = scale->detail;
+  w.last_current = scale->current;
   ReadSignals(w, now, d);
+  const std::optional<int> max_available = PoolRoom(w, scale->current, scale->max_available);
 
-  PolicyInput in{w.signals, scale->current, scale->ready, now, scale->max_available};
+  PolicyInput in{w.signals, scale->current, scale->ready, now, max_available};
   d.recommendation = b.policy->Recommend(in, w.policy_state);
   Resolve(w, d);
-  if (!d.recommendation.valid) return d;
+  if (!d.recommendation.valid) {
+    acts = ApplySteering(w, d);  // a pin holds even without a valid policy
+    return d;
+  }
   // Stabilize after the veto, so a vetoed scale-down is not remembered as a recommendation.
   if (b.stabilizer) {
     const int rec = d.stabilized;
@@ -175,14 +251,30 @@ Decision Controller::Decide(Workload& w) {
     }
   }
   if (b.constraints) {
-    ConstrainResult c = b.constraints->Constrain(d.stabilized, d.current, scale->max_available);
+    ConstrainResult c = b.constraints->Constrain(d.stabilized, d.current, max_available);
     d.constrained = c.desired;
     d.constrain_reason = c.reason;
   } else {
     d.constrained = d.stabilized;
   }
-  Act(w, now, d);
+  ApplySteering(w, d);
+  acts = true;
   return d;
+}
+
+bool Controller::ApplySteering(Workload& w, Decision& d) const {
+  w.steered = false;
+  if (!steer_ || steer_->empty()) return false;
+  auto it = steer_->find(w.key);
+  if (it == steer_->end()) return false;
+  const SteerResult r = Steer(it->second, d.current, d.constrained, w.binding.min_replicas,
+                              w.binding.max_replicas, clock_.WallNow());
+  if (r.note.empty()) return false;
+  w.steered = true;
+  const bool changed = r.desired != d.constrained;
+  d.constrained = r.desired;
+  d.constrain_reason += (d.constrain_reason.empty() ? "" : "; ") + r.note;
+  return changed;
 }
 
 void Controller::ReadSignals(Workload& w, TimePoint now, Decision& d) {
@@ -291,7 +383,9 @@ void Controller::SetMayApply(bool may_apply, const std::string& reason) {
 }
 
 StoreWrite Controller::WriteOf(const Workload& w, const Decision* d) const {
-  return StoreWrite{d, {{w.policy_key, &w.policy_state}, {w.stabilizer_key, &w.stabilizer_state}}};
+  StoreWrite out{d, {{w.policy_key, &w.policy_state}, {w.stabilizer_key, &w.stabilizer_state}}};
+  if (w.binding.pool) out.states.emplace_back(w.pool_key, &w.pool_state);
+  return out;
 }
 
 void Controller::Persist(const std::vector<StoreWrite>& writes, std::vector<Decision*> decisions) {
@@ -351,6 +445,12 @@ void Controller::Publish(const std::vector<Decision>& decisions, TimePoint now) 
     v.ready = d.ready;
     v.desired = d.constrained;
     v.last = d;
+    v.min_replicas = w.binding.min_replicas;
+    v.max_replicas = w.binding.max_replicas;
+    if (steer_ && !steer_->empty()) {
+      auto it = steer_->find(w.key);
+      if (it != steer_->end() && it->second.ActiveAt(clock_.WallNow())) v.steering = it->second;
+    }
     for (const SignalBinding& s : w.binding.signals) {
       const SignalSnapshot& snap = w.signals.Get(s.signal);
       const bool seen = snap.at.time_since_epoch().count() != 0;

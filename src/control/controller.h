@@ -23,12 +23,16 @@
 #include "control/collector.h"
 #include "control/executor.h"
 #include "control/live_board.h"
+#include "control/pool_watch.h"
+#include "control/steering_board.h"
 #include "control/store_health.h"
 #include "core/actuator.h"
 #include "core/clock.h"
 #include "core/decision.h"
 #include "core/metric_source.h"
 #include "core/policy.h"
+#include "core/pool.h"
+#include "core/pool_allocator.h"
 #include "core/replica_set.h"
 #include "core/scale.h"
 #include "core/store.h"
@@ -45,6 +49,21 @@ struct SignalBinding {
   Duration timeout{};   // zero: ControllerOptions::fetch_timeout
 };
 
+// A workload's place in the shared GPU pool, resolved against the pool's spec (indices, not
+// names). `elastic`: the pool may shrink it toward `floor` in group multiples (training);
+// `reducible`: it may be reduced toward `floor` for higher priorities or an owner (serving).
+// Neither: the pool never shrinks it, and it never borrows.
+struct PoolMember {
+  int tenant = 0;
+  int priority = 0;
+  int gpus_per_replica = 1;
+  int granularity = 1;
+  int floor = 1;
+  bool elastic = false;
+  bool reducible = false;
+  double restart_s = 0;  // its cold start: the least time it stays shrunk
+};
+
 struct WorkloadBinding {
   WorkloadRef ref;
   std::vector<SignalBinding> signals;  // must cover Policy::Signals()
@@ -55,12 +74,19 @@ struct WorkloadBinding {
   Actuator* actuator = nullptr;
   Duration staleness = Seconds(45);
   size_t history_capacity = 4096;
+  // The spec's bounds, for the API and for clamping an operator's pin (the Constrainer holds
+  // its own copy and enforces them on the policy's recommendation).
+  int min_replicas = 0;
+  int max_replicas = 1 << 30;
+  std::optional<PoolMember> pool;  // set when the controller has a pool (SetPool)
 };
 
 struct ControllerOptions {
   Executor* executor = nullptr;    // null: inline (fetches finish inside Collect)
   Telemetry* telemetry = nullptr;  // null: nothing counted
   LiveBoard* board = nullptr;      // null: no snapshots published for the API
+  // Operators' overrides (pause, pin), applied between constrain and act; null: none.
+  SteeringBoard* steering = nullptr;
   Duration collect_interval = Seconds(15);
   Duration fetch_timeout = Seconds(5);
   // Stamp each Decision with the clock's wall time. The simulator turns it off: its decision
@@ -77,12 +103,23 @@ class Controller {
   // `store` may be null (nothing persisted). Everything passed must outlive the Controller.
   Controller(Clock& clock, Store* store, ControllerOptions options = {});
 
+  // Puts every workload added later into one shared GPU pool: each tick, after every workload's
+  // pipeline has said what it wants, the Allocator (decide/allocator.h) grants sizes that fit
+  // the pool, and only then do the engines apply. `source` reports the pool's size (fetched
+  // with the signals, off the tick thread) and must outlive the Controller. Call before Add.
+  Status SetPool(PoolSpec spec, PoolSource* source, const PoolAllocator* allocator);
   // Fails if the binding lacks a policy, actuator or a source for a signal the policy reads,
-  // if the name is taken, or if stored state cannot be loaded.
+  // if the name is taken, if it names a tenant or priority the pool lacks (or has a pool place
+  // without a pool), or if stored state cannot be loaded.
   Status Add(WorkloadBinding binding);
+  // A config reload: replaces workload `index`'s policy, stabilizer, constraints, bounds and
+  // staleness with `fresh`'s (its signals and actuator must be the same; they are kept). The
+  // stabilizer's state is kept; the policy's is reset when the policy changes. Tick's thread.
+  Status Reconfigure(size_t index, const WorkloadBinding& fresh);
   // Starts every signal fetch that is due now; returns without waiting (see Collector).
   void Collect();
-  TimePoint NextCollect() const { return collector_.NextDue(); }
+  // The earliest time Collect has something to start (signals or the pool's size).
+  TimePoint NextCollect() const;
   // One pass over all workloads, in the order they were added; what they decided is written
   // to the Store as one batch at the end (one commit per tick).
   std::vector<Decision> Tick();
@@ -91,7 +128,8 @@ class Controller {
   // none with `reason` ("not leader (leader: x)"). Checked before each Apply; thread-safe.
   void SetMayApply(bool may_apply, const std::string& reason = "");
   bool may_apply() const { return may_apply_.load(); }
-  // Runs one workload's tick and writes it to the Store on its own.
+  // Runs one workload's tick and writes it to the Store on its own. In a pool, the pool is
+  // allocated by Tick only: this workload may shrink but holds instead of growing.
   Decision TickOne(size_t index);
   // Writes every workload's states to the Store now, whatever its cadence
   // (StoreOptions::state_every_ticks): called on a clean stop so that nothing learned is lost.
@@ -100,6 +138,7 @@ class Controller {
   const WorkloadBinding& binding(size_t i) const { return workloads_[i]->binding; }
   const WorkloadSignals& signals(size_t i) const { return workloads_[i]->signals; }
   const Collector& collector() const { return collector_; }
+  const std::optional<PoolSpec>& pool_spec() const { return pool_spec_; }
 
  private:
   struct Workload {
@@ -107,18 +146,33 @@ class Controller {
     WorkloadSignals signals;
     PersistentState policy_state;
     PersistentState stabilizer_state;
-    std::string policy_key, stabilizer_key;  // in the Store, built once
+    PersistentState pool_state;  // when the pool last shrank it (regrowth hysteresis)
+    std::string key, policy_key, stabilizer_key, pool_key;  // in the Store, built once
+    int last_current = 0;  // the engine's size at the last successful Observe
+    bool steered = false;  // an operator's pause or pin shaped this tick's decision
     size_t collect_id = 0;
     std::vector<size_t> signal_slots;  // binding.signals[k] -> its slot in `signals`
     ReplicaSet replicas;               // the engine's, as of this tick's read
     Workload(WorkloadBinding b) : binding(std::move(b)), signals(binding.history_capacity) {}
   };
-  // The tick of one workload, without writing it.
-  Decision Decide(Workload& w);
+  // Observe, signals, recommend, stabilize, constrain: `d.constrained` is what the workload
+  // wants. `acts` is set when it got that far (observed, valid recommendation).
+  Decision Plan(Workload& w, bool& acts);
+  // The elastic workload's room in the pool as of the last allocation, as a max_available.
+  std::optional<int> PoolRoom(const Workload& w, int current, std::optional<int> engine) const;
+  // Runs the allocator over this tick's plans; writes each grant into its Decision.
+  void AllocatePool(std::vector<Decision>& ds, const std::vector<char>& acts, TimePoint now);
+  void RecordPool(Workload& w, Decision& d, const PoolClaim& c, const Grant& g, TimePoint now);
+  PoolClaim ClaimOf(const Workload& w, const Decision& d, bool acts, TimePoint now) const;
+  void CountPool(const Allocation& a) const;
+  PoolView PoolViewOf(const Allocation& a) const;
   void ReadSignals(Workload& w, TimePoint now, Decision& d);
   static const ReplicaSet* Replicas(Workload& w);
   void Resolve(const Workload& w, Decision& d) const;
   void Act(Workload& w, TimePoint now, Decision& d);
+  // Applies an operator's override to d.constrained and says so in constrain_reason; true when
+  // it changed the size to act on.
+  bool ApplySteering(Workload& w, Decision& d) const;
   // The workload's states under their keys, with `d` (null: the states alone).
   StoreWrite WriteOf(const Workload& w, const Decision* d) const;
   // Writes the batch; a failure is recorded in every Decision it held (the tick still counts).
@@ -133,10 +187,16 @@ class Controller {
   InlineExecutor inline_executor_;
   Collector collector_;
   std::vector<std::unique_ptr<Workload>> workloads_;
-  std::unordered_set<std::string> keys_;  // of workloads_, so Add is O(1), not O(n)
-  std::vector<StoreWrite> batch_;         // Tick's writes, one per workload, kept across ticks
+  std::unordered_set<std::string> keys_;      // of workloads_, so Add is O(1), not O(n)
+  std::vector<StoreWrite> batch_;             // Tick's writes, one per workload, kept across ticks
+  std::shared_ptr<const SteeringMap> steer_;  // the overrides as of this tick's start
   StoreHealth store_health_;
   std::atomic<bool> may_apply_{true};
+  std::optional<PoolSpec> pool_spec_;
+  const PoolAllocator* allocator_ = nullptr;
+  std::unique_ptr<PoolWatch> pool_watch_;
+  Allocation last_allocation_;  // for PoolRoom and the API
+  std::string last_pool_note_;
   mutable std::mutex reason_mu_;  // guards not_applying_reason_
   std::string not_applying_reason_;
 };

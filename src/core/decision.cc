@@ -47,6 +47,11 @@ std::string Decision::Summary() const {
   if (!stabilize_reason.empty()) os << " (" << stabilize_reason << ")";
   os << "; constrained=" << constrained;
   if (!constrain_reason.empty()) os << " (" << constrain_reason << ")";
+  if (pool.active) {
+    os << "; pool (tenant " << pool.tenant << "): wanted=" << pool.wanted
+       << " granted=" << pool.granted << " [" << pool.reason << "]";
+    if (!pool.detail.empty()) os << " " << pool.detail;
+  }
   os << "; action=" << ActionName(action);
   if (!action_detail.empty()) os << " (" << action_detail << ")";
   for (const auto& in : inputs) {
@@ -90,6 +95,13 @@ nlohmann::json ToJson(const Decision& d) {
                       {"action_detail", d.action_detail}};
   // Only the daemon stamps wall time; simulator logs stay free of it (and byte-identical).
   if (!d.engine_detail.empty()) j["engine_detail"] = d.engine_detail;
+  if (d.pool.active) {
+    j["pool"] = {{"tenant", d.pool.tenant},
+                 {"wanted", d.pool.wanted},
+                 {"granted", d.pool.granted},
+                 {"reason", d.pool.reason},
+                 {"detail", d.pool.detail}};
+  }
   if (d.action == Action::kFailed) j["action_code"] = StatusCodeName(d.action_code);
   if (d.wall.time_since_epoch().count() != 0) {
     j["wall_s"] = ToSeconds(d.wall.time_since_epoch());

@@ -24,6 +24,19 @@ struct SignalInput {
   std::string detail;
 };
 
+// What the shared GPU pool did with the workload's wish this tick (decide/allocator.h). Active
+// only for a workload in a pool; `constrained` is then the grant and `wanted` what the
+// workload's own pipeline asked for.
+struct PoolOutcome {
+  bool active = false;
+  int wanted = 0;
+  int granted = 0;
+  std::string tenant;
+  std::string reason;  // as_wanted, guarantee, borrowed, reclaimed, shrunk, pool_full, ...
+  std::string detail;  // the reason with names and numbers
+  bool operator==(const PoolOutcome&) const = default;
+};
+
 enum class Action { kNone, kScaled, kFailed };
 std::string_view ActionName(Action a);
 
@@ -42,6 +55,7 @@ struct Decision {
   int constrained = 0;
   std::string constrain_reason;
   bool vetoed = false;  // a scale-down was refused because a required signal had no data
+  PoolOutcome pool;
   Action action = Action::kNone;
   StatusCode action_code = StatusCode::kOk;  // the error kind when action is kFailed
   std::string action_detail;

@@ -86,6 +86,15 @@ Result<Decision> DecisionFromJson(const nlohmann::json& j) {
     ASSIGN_OR_RETURN(d.action, ActionFromName(j.at("action").get<std::string>()));
     d.action_detail = j.at("action_detail").get<std::string>();
     if (j.contains("engine_detail")) d.engine_detail = j["engine_detail"].get<std::string>();
+    if (j.contains("pool")) {
+      const auto& p = j["pool"];
+      d.pool = {true,
+                p.at("wanted").get<int>(),
+                p.at("granted").get<int>(),
+                p.at("tenant").get<std::string>(),
+                p.at("reason").get<std::string>(),
+                p.at("detail").get<std::string>()};
+    }
     if (j.contains("action_code")) {
       ASSIGN_OR_RETURN(d.action_code, StatusCodeFromName(j["action_code"].get<std::string>()));
     }
@@ -354,6 +363,13 @@ void DecisionToCompact(const Decision& d, int unchanged_ticks, Duration unchange
   integer("k", d.constrained);
   text("kr", d.constrain_reason);
   if (d.vetoed) integer("vt", 1);
+  if (d.pool.active) {
+    text("pt", d.pool.tenant);
+    integer("pw", d.pool.wanted);
+    integer("pg", d.pool.granted);
+    text("pr", d.pool.reason);
+    text("pd", d.pool.detail);
+  }
   if (d.action != Action::kNone) text("a", std::string(ActionName(d.action)));
   if (d.action_code != StatusCode::kOk) text("ac", std::string(StatusCodeName(d.action_code)));
   text("ad", d.action_detail);
@@ -395,6 +411,14 @@ Result<Decision> DecisionFromCompact(std::string_view text, const std::string& w
     d.constrained = j.at("k").get<int>();
     d.constrain_reason = GetText(j, "kr");
     d.vetoed = GetInt(j, "vt") != 0;
+    if (j.contains("pg")) {
+      d.pool = {true,
+                GetInt(j, "pw"),
+                GetInt(j, "pg"),
+                GetText(j, "pt"),
+                GetText(j, "pr"),
+                GetText(j, "pd")};
+    }
     if (j.contains("a")) {
       ASSIGN_OR_RETURN(d.action, ActionFromName(j["a"].get<std::string>()));
     }

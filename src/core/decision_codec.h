@@ -30,7 +30,9 @@ Result<PersistentState> StateFromJson(const nlohmann::json& j);
 //   {"p":policy,"ws":wall_ns,"c":current,"r":ready,"e":engine_detail,
 //    "i":[[name,"ok",value,sum,instances(,detail)] | [name,status(,detail)]],
 //    "d":desired,"v":0 (only when invalid),"ru":rule,"re":reason,"f":[[name,value],...],
-//    "s":stabilized,"sr":..,"k":constrained,"kr":..,"vt":1,"a":action,"ac":code,"ad":..,
+//    "s":stabilized,"sr":..,"k":constrained,"kr":..,"vt":1,
+//    "pt":pool tenant,"pw":wanted,"pg":granted,"pr":pool reason,"pd":pool detail (in a pool),
+//    "a":action,"ac":code,"ad":..,
 //    "u":unchanged_ticks,"uf":unchanged_for_ns}
 std::string DecisionToCompact(const Decision& d);
 // The same into `out` (its contents replaced, its buffer reused), with `unchanged_ticks` and

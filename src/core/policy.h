@@ -57,6 +57,15 @@ class Policy {
     (void)signal;
     return false;
   }
+  // What shrinking this workload from `from` to `to` replicas for about `horizon_s` would cost
+  // in GPU-seconds of useful work (its restart plus the slowdown, as the policy models them),
+  // so a shared pool takes GPUs back where the least progress is lost; nullopt when the policy
+  // has no model of it. Pure, like Recommend.
+  virtual std::optional<double> ShrinkCost(const PersistentState& state, int from, int to,
+                                           double horizon_s, int gpus_per_replica) const {
+    (void)state, (void)from, (void)to, (void)horizon_s, (void)gpus_per_replica;
+    return std::nullopt;
+  }
 };
 
 struct StabilizeResult {

@@ -20,6 +20,7 @@
 #include "core/http.h"
 #include "core/metric_source.h"
 #include "core/policy.h"
+#include "core/pool.h"
 #include "core/result.h"
 #include "core/scale.h"
 
@@ -76,6 +77,7 @@ struct WorkloadSpec {
   PolicySpec pipeline;
   std::vector<SignalSpec> signals;   // live only; the simulator binds every signal to itself
   std::optional<TargetSpec> target;  // live only
+  PoolMembership pool;               // read only when the file has a `pool:` section
 };
 
 }  // namespace aiscale

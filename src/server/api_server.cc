@@ -6,6 +6,7 @@
 #include "server/api_handlers.h"
 #include "server/json_views.h"
 #include "server/library_server.h"
+#include "server/operator_routes.h"
 
 namespace aiscale::server {
 namespace {
@@ -82,7 +83,13 @@ void ApiServer::Routes() {
     std::string name;
     const Route route = RouteOf(req.path, &name);
     Reply reply;
-    if (route == Route::kNone) {
+    // A steering call carries a body, which httplib reads only after this handler.
+    if (operator_ && OperatorRouteName(req.method, req.path) == "steering") {
+      return httplib::Server::HandlerResponse::Unhandled;
+    }
+    if (auto r = OperatorRoute(req)) {
+      reply = std::move(*r);
+    } else if (route == Route::kNone) {
       reply = ErrorReply(404, "no such path: " + req.path);
     } else if (route == Route::kEmptyName) {
       reply = ErrorReply(400, "no workload name in " + req.path +
@@ -109,6 +116,7 @@ void ApiServer::Routes() {
     res.set_content(reply.body, reply.content_type.c_str());
     return httplib::Server::HandlerResponse::Handled;
   });
+  if (operator_) AddSteeringHandlers();
   // httplib's own errors (a malformed request line, a body too large) as JSON too.
   http_->set_error_handler(
       httplib::Server::HandlerWithResponse([](const httplib::Request&, httplib::Response& res) {
@@ -125,8 +133,10 @@ void ApiServer::Routes() {
   // its answer finds it counted in the next /metrics.
   http_->set_post_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
     std::string name;
-    telemetry_.Add(kRequestsTotal, {{"route", std::string(RouteName(RouteOf(req.path, &name)))},
-                                    {"code", std::to_string(res.status)}});
+    std::string_view route = operator_ ? OperatorRouteName(req.method, req.path) : "";
+    if (route.empty()) route = RouteName(RouteOf(req.path, &name));
+    telemetry_.Add(kRequestsTotal,
+                   {{"route", std::string(route)}, {"code", std::to_string(res.status)}});
   });
 }
 

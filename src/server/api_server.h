@@ -29,19 +29,36 @@
 
 #include <atomic>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 
+#include "core/clock.h"
 #include "core/result.h"
+#include "core/steering_control.h"
 #include "core/store.h"
 #include "core/telemetry.h"
 #include "core/workload_view.h"
+#include "server/api_handlers.h"
 
 #include "server/http_listener.h"
+
+namespace httplib {
+struct Request;
+}  // namespace httplib
 
 namespace aiscale::server {
 
 class LibraryServer;
+class TokenGate;
+
+// The dashboard and the steering endpoints (server/dashboard.h, server/steering_handlers.h),
+// served beside the read API once EnableOperatorRoutes is called.
+struct OperatorRoutes {
+  const Clock* clock = nullptr;         // the dashboard's "now"; required
+  SteeringControl* steering = nullptr;  // null: the mutating endpoints answer 503
+  const TokenGate* gate = nullptr;      // null or without a token: they answer 403
+};
 
 struct ServerOptions {
   std::string host = "127.0.0.1";
@@ -67,14 +84,22 @@ class ApiServer {
   int port() const { return port_; }
   // Connections open now (0 before Start).
   size_t connections() const { return listener_ ? listener_->connections() : 0; }
+  // Serves the dashboard at / and the steering endpoints; call before Start.
+  void EnableOperatorRoutes(OperatorRoutes routes) { operator_ = routes; }
 
  private:
   void Routes();
+  // The dashboard's or a steering endpoint's reply when the request is for one
+  // (operator_routes.cc).
+  std::optional<Reply> OperatorRoute(const httplib::Request& req) const;
+  // The steering endpoints as httplib handlers (they need the request body; operator_routes.cc).
+  void AddSteeringHandlers();
 
   const ServerOptions options_;
   const LiveView& view_;
   Store* const store_;
   Telemetry& telemetry_;
+  std::optional<OperatorRoutes> operator_;
   std::unique_ptr<LibraryServer> http_;
   std::unique_ptr<HttpListener> listener_;
   int port_ = 0;

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <ctime>
 
+#include "server/status_json.h"
+
 namespace aiscale::server {
 namespace {
 
@@ -22,6 +24,7 @@ nlohmann::json WallJson(const Decision& d) {
 
 nlohmann::json WorkloadSummaryJson(const WorkloadView& w) {
   nlohmann::json j = Identity(w);
+  AddStatusFields(w, j);
   if (!w.last) {
     j["last_decision"] = nullptr;
     j["last_decision_time"] = nullptr;
@@ -53,6 +56,7 @@ nlohmann::json SignalJson(const SignalView& s) {
 
 nlohmann::json WorkloadDetailJson(const WorkloadView& w) {
   nlohmann::json j = Identity(w);
+  AddStatusFields(w, j);
   j["last_decision"] = w.last ? ToJson(*w.last) : nlohmann::json(nullptr);
   j["last_decision_time"] = w.last ? WallJson(*w.last) : nlohmann::json(nullptr);
   nlohmann::json signals = nlohmann::json::array();
@@ -71,8 +75,16 @@ std::string_view ReasonOf(int http_status) {
   switch (http_status) {
     case 400:
       return "BadRequest";
+    case 401:
+      return "Unauthorized";
+    case 403:
+      return "Forbidden";
     case 404:
       return "NotFound";
+    case 409:
+      return "Conflict";
+    case 422:
+      return "Invalid";
     case 405:
       return "MethodNotAllowed";
     case 408:

@@ -82,6 +82,7 @@ nlohmann::json RunEntry(const RunResult& r) {
   }
   if (!e.contains("rescales")) e["rescales"] = 0;
   e["policy"] = r.policy;
+  if (!r.role.empty()) e["role"] = r.role;
   e["policy_name"] = r.policy_name.empty() ? r.policy : r.policy_name;
   e["cut"] = r.cut;
   e["end_s"] = r.end_s;
@@ -90,6 +91,7 @@ nlohmann::json RunEntry(const RunResult& r) {
   e["workloads"] = workloads;
   e["timeline"] = timeline;
   e["decisions"] = DecisionSummary(r);
+  if (!r.pool.is_null()) e["pool"] = r.pool;
   return e;
 }
 
@@ -147,11 +149,13 @@ nlohmann::json ReportJson(const ScenarioResult& r) {
     if (nlohmann::json v = InferenceVerdict(e, all); !v.is_null()) e["vs_targets"] = v;
     if (nlohmann::json v = TrainingVerdict(e, all, r.scenario); !v.is_null()) e["vs_targets"] = v;
   }
-  return {{"scenario", r.scenario},
-          {"file", r.file},
-          {"seed", r.seed},
-          {"duration_limit_s", r.duration_limit_s},
-          {"runs", runs}};
+  nlohmann::json out = {{"scenario", r.scenario},
+                        {"file", r.file},
+                        {"seed", r.seed},
+                        {"duration_limit_s", r.duration_limit_s},
+                        {"runs", runs}};
+  if (!r.pool_comparison.is_null()) out["pool_comparison"] = r.pool_comparison;
+  return out;
 }
 
 std::string DecisionLogJsonl(const RunResult& r) {

@@ -9,11 +9,14 @@
 #include "control/assembler.h"
 #include "control/controller.h"
 #include "core/utf8.h"
+#include "decide/allocator.h"
 #include "sim/cluster.h"
 #include "sim/event_queue.h"
 #include "sim/noise.h"
+#include "sim/pool_report.h"
 #include "sim/run_budget.h"
 #include "sim/sim_actuator.h"
+#include "sim/sim_pool.h"
 #include "sim/sim_source.h"
 #include "sim/workload_factory.h"
 
@@ -27,6 +30,8 @@ struct Simulation {
   std::unique_ptr<Cluster> cluster;
   std::vector<std::unique_ptr<SimWorkload>> workloads;
   WorkloadDirectory dir;
+  std::unique_ptr<SimPool> pool;  // the shared GPU pool's engine side, when the run has one
+  decide::Allocator allocator;
   std::unique_ptr<SimSource> source;
   std::unique_ptr<SimActuator> actuator;
   std::unique_ptr<control::Controller> controller;
@@ -65,6 +70,7 @@ Result<RunResult> RunPolicy(const Scenario& s, const PolicyRun& run, const RunOp
   }
   sim.cluster = std::make_unique<Cluster>(s.cluster, sim.q, s.seed);
   sim.cluster->ScheduleFailures(s.failures, AtSeconds(s.duration_s));
+  std::vector<int> initial;  // each workload's size at the start of this run
   for (const auto& w : s.workloads) {
     const WorkloadKind* kind = FindWorkloadKind(w.kind);
     if (!kind) return Status::Error("unable to run " + w.name + ": unknown kind " + w.kind);
@@ -83,6 +89,14 @@ Result<RunResult> RunPolicy(const Scenario& s, const PolicyRun& run, const RunOp
     // its oracle computed once.
     const size_t wi = sim.workloads.size();
     const bool peak = run.pipelines[wi].name == "static-peak";
+    int built_initial = w.initial_replicas;
+    // A compare entry's static size is held from the start, as static-peak's is.
+    if (wi < run.start_at_static.size() && run.start_at_static[wi] &&
+        run.policy_nodes[wi].Has("replicas")) {
+      built_initial = std::clamp(run.policy_nodes[wi].Int("replicas", w.initial_replicas),
+                                 w.spec.min_replicas, w.spec.max_replicas);
+      built->SetInitialReplicas(built_initial);
+    }
     if (peak || w.initial_auto) {
       const char* baseline = peak ? "static-peak" : "warm-start";
       std::optional<int> n = built->BaselineReplicas(baseline);
@@ -92,31 +106,54 @@ Result<RunResult> RunPolicy(const Scenario& s, const PolicyRun& run, const RunOp
       }
       if (!peak) n = std::clamp(*n, std::max(w.spec.min_replicas, 1), w.spec.max_replicas);
       built->SetInitialReplicas(*n);
+      built_initial = *n;
     }
     RETURN_IF_ERROR(sim.dir.Add(built.get()));
+    initial.push_back(built_initial);
     sim.workloads.push_back(std::move(built));
     sim.timelines.push_back(nlohmann::json::array());
   }
+  if (run.pool) {
+    int64_t starts = 0;
+    for (size_t i = 0; i < s.workloads.size(); ++i) {
+      starts += int64_t{initial[i]} * s.workloads[i].spec.pool.gpus_per_replica;
+    }
+    if (starts > run.pool->size.value_or(0)) {
+      return Status::Invalid("unable to run " + run.label + ": its workloads start on " +
+                             std::to_string(starts) + " GPUs, more than the pool's " +
+                             std::to_string(run.pool->size.value_or(0)));
+    }
+    sim.pool = std::make_unique<SimPool>(run.pool->size.value_or(0), sim.q);
+    for (size_t i = 0; i < s.workloads.size(); ++i) {
+      sim.pool->Add(sim.workloads[i].get(), s.workloads[i].spec.pool.gpus_per_replica, initial[i]);
+    }
+  }
   sim.source = std::make_unique<SimSource>(sim.dir);
-  sim.actuator = std::make_unique<SimActuator>(sim.dir);
+  sim.actuator = std::make_unique<SimActuator>(sim.dir, sim.pool.get());
   const Duration period = Seconds(s.control_period_s);
   control::ControllerOptions copt;
   copt.collect_interval = period;  // signals read once per tick, just before it
   copt.fetch_timeout = period;
   copt.stamp_wall_time = false;  // virtual time only in simulator logs
   sim.controller = std::make_unique<control::Controller>(sim.q.clock(), nullptr, copt);
+  const bool allocate = run.pool && run.pool->allocate;
+  if (allocate) {
+    RETURN_IF_ERROR(sim.controller->SetPool(*run.pool, sim.pool.get(), &sim.allocator));
+  }
   for (size_t i = 0; i < s.workloads.size(); ++i) {
     WorkloadSpec spec = s.workloads[i].spec;
     spec.ref = sim.workloads[i]->ref();
     control::SourceLookup sources{nullptr, sim.source.get()};
     ASSIGN_OR_RETURN(control::WorkloadBinding b,
-                     control::Assemble(spec, run.pipelines[i], sources, sim.actuator.get()));
+                     control::Assemble(spec, run.pipelines[i], sources, sim.actuator.get(),
+                                       allocate ? &*run.pool : nullptr));
     RETURN_IF_ERROR(sim.controller->Add(std::move(b)));
   }
   for (auto& w : sim.workloads) w->Start(sim.q);
 
   RunResult out;
   out.policy = run.label;
+  out.role = run.role;
   out.policy_name = run.pipelines.empty() ? run.label : run.pipelines[0].name;
   const Duration report = Seconds(s.report_interval_s);
   double next_progress_s = opt.progress_every_sim_s;
@@ -176,6 +213,7 @@ Result<RunResult> RunPolicy(const Scenario& s, const PolicyRun& run, const RunOp
     out.workloads.push_back(
         {sim.workloads[i]->ref().name, sim.workloads[i]->Summary(), std::move(sim.timelines[i])});
   }
+  if (sim.pool) out.pool = sim.pool->Summary();
   if (opt.on_progress) {
     opt.on_progress({run.label, out.end_s, WorkFraction(sim, s.duration_s), true});
   }
@@ -196,6 +234,7 @@ Result<ScenarioResult> RunScenario(const Scenario& s, const RunOptions& opt) {
     if (!one.ok()) return one.status().Wrap("unable to run policy " + run.label);
     r.runs.push_back(std::move(one).value());
   }
+  if (s.pool) r.pool_comparison = PoolComparison(s, r);
   return r;
 }
 

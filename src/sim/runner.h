@@ -50,12 +50,14 @@ struct RunResult {
   std::string policy;       // the run's label (the policy's name unless the compare entry
                             // gave a label)
   std::string policy_name;  // the first workload's policy, e.g. "hpa" for label "hpa-queue"
+  std::string role;         // PolicyRun::role
   bool cut = false;
   double end_s = 0;
   double wall_s = 0;
   std::vector<WorkloadRun> workloads;
   std::vector<Decision> decisions;
   size_t decisions_total = 0;
+  nlohmann::json pool;  // SimPool::Summary() when the run had a shared pool; null otherwise
 };
 
 struct ScenarioResult {
@@ -64,6 +66,7 @@ struct ScenarioResult {
   uint64_t seed = 0;
   double duration_limit_s = 0;
   std::vector<RunResult> runs;
+  nlohmann::json pool_comparison;  // sim/pool_report.h; null without a pool and roles
 };
 
 Result<RunResult> RunPolicy(const Scenario& s, const PolicyRun& run, const RunOptions& opt);

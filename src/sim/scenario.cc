@@ -8,10 +8,12 @@
 
 #include "decide/pipeline.h"
 #include "decide/policy_registry.h"
+#include "decide/pool_config.h"
 #include "sim/event_queue.h"
 #include "sim/noise.h"
 #include "sim/report_files.h"
 #include "sim/run_budget.h"
+#include "sim/scenario_pool.h"
 #include "sim/workload_factory.h"
 
 namespace aiscale::sim {
@@ -82,7 +84,8 @@ void ReadSpec(const config::ConfigNode& root, Scenario& s) {
     return;
   }
   spec.CheckKnown({"name", "seed", "duration", "control_period", "report_interval",
-                   "scrape_interval", "noise", "cluster", "failures", "workloads", "compare"});
+                   "scrape_interval", "noise", "cluster", "failures", "workloads", "compare",
+                   "pool"});
   s.name = spec.RequiredString("name");
   s.seed = static_cast<uint64_t>(spec.Number("seed", 1, config::Between(0, 9007199254740992.0)));
   s.duration_s = spec.DurationSeconds("duration", s.duration_s, config::Above(0));
@@ -95,6 +98,7 @@ void ReadSpec(const config::ConfigNode& root, Scenario& s) {
   if (!spec.Has("cluster")) spec.Error("cluster is required");
   s.cluster = ClusterConfig::Parse(spec.Child("cluster"));
   s.failures = FailureSpec::ParseList(spec.Child("failures"));
+  ReadScenarioPool(spec, s);
   CheckRunBudget(spec, s);
 
   const config::ConfigNode workloads = spec.Child("workloads");
@@ -109,10 +113,13 @@ void ReadSpec(const config::ConfigNode& root, Scenario& s) {
     // The same reader the controller config uses, so min > max and granularity errors read
     // alike; staleness defaults to 3 scrape intervals in both.
     sw.spec = decide::ReadWorkloadFields(w, s.scrape_interval_s);
+    ReadScenarioMembership(w, s, sw.spec);
     sw.name = sw.spec.ref.name;
     sw.kind = sw.spec.ref.kind;
     const WorkloadKind* kind = FindWorkloadKind(sw.kind);
     std::vector<std::string> known = ScenarioWorkloadFields();
+    known.insert(known.end(), decide::PoolWorkloadFields().begin(),
+                 decide::PoolWorkloadFields().end());
     if (kind) {
       known.push_back(kind->body_field);
     } else if (w.Has("kind")) {
@@ -168,6 +175,8 @@ void ReadSpec(const config::ConfigNode& root, Scenario& s) {
   std::map<std::string, size_t> log_owner;
   for (size_t i = 0; i < compare.size() && i < static_cast<size_t>(kMaxComparedPolicies); ++i) {
     const config::ConfigNode& c = compare[i];
+    // Read before a policy entry's map loses its `label` and `pool` below.
+    std::optional<PoolSpec> pool = PoolForEntry(c, s);
     if (c.raw().IsScalar()) {
       if (!IsValidUtf8(c.raw().Scalar())) {
         c.Error("a compare entry must be valid UTF-8 text");
@@ -185,12 +194,19 @@ void ReadSpec(const config::ConfigNode& root, Scenario& s) {
       }
       YAML::Node shared = c.raw();  // shares the tree: the policy then sees no label
       shared.remove("label");
+      shared.remove("pool");
       s.compare.push_back(label);
+    } else if (IsPerWorkloadEntry(c)) {
+      CheckPerWorkloadEntry(c, s);
+      s.compare.push_back(c.String("label", ""));
     } else {
-      c.Error("a compare entry is a policy name or a policy map with a name");
+      c.Error(
+          "a compare entry is a policy name, a policy map with a name, or a map with a "
+          "label and each workload's policy (workloads:)");
       continue;
     }
     s.compare_nodes.push_back(c);
+    s.compare_pools.push_back(std::move(pool));
     // Two labels that map to one decision-log file would overwrite each other's log.
     const std::string& label = s.compare.back();
     const auto [owner, first] = log_owner.emplace(DecisionLogFileName(label), s.compare.size() - 1);
@@ -209,6 +225,31 @@ void ReadSpec(const config::ConfigNode& root, Scenario& s) {
   }
 }
 
+// A pooled workload's GPUs per replica come from its model (a training node's GPUs, an
+// inference replica's); a `gpus_per_replica` that says otherwise is an error there.
+void PlaceInPool(ScenarioWorkload& w, const SimWorkload& built) {
+  const int model = built.GpusPerReplica();
+  if (w.node.Has("gpus_per_replica") && w.spec.pool.gpus_per_replica != model) {
+    w.node.ErrorAt("gpus_per_replica", "the model's replica holds " + std::to_string(model) +
+                                           " GPUs, not " +
+                                           std::to_string(w.spec.pool.gpus_per_replica));
+  }
+  w.spec.pool.gpus_per_replica = model;
+}
+
+// The run starts with every workload's initial replicas on the pool's GPUs.
+void CheckInitialFit(const config::ConfigNode& spec, const Scenario& s) {
+  int64_t held = 0;
+  for (const ScenarioWorkload& w : s.workloads) {
+    held += int64_t{w.initial_replicas} * w.spec.pool.gpus_per_replica;
+  }
+  if (s.pool->size && held > *s.pool->size) {
+    spec.Child("pool").ErrorAt("size", "the workloads start on " + std::to_string(held) +
+                                           " GPUs, more than the pool's " +
+                                           std::to_string(*s.pool->size));
+  }
+}
+
 // Builds every workload and every compared policy once, so config errors in them surface now;
 // keeps the pipelines (each workload's own, and every planned run's).
 void CheckBuilds(Scenario& s, const config::ConfigNode& root) {
@@ -219,13 +260,20 @@ void CheckBuilds(Scenario& s, const config::ConfigNode& root) {
     return;
   }
   const auto names = registry->Names();
-  for (const auto& c : s.compare_nodes) {
+  auto check = [&](const config::ConfigNode& c) {
     const std::string name = c.raw().IsScalar() ? c.raw().Scalar() : c.String("name", "");
     if (std::find(names.begin(), names.end(), name) == names.end()) {
       std::string list;
       for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
       c.Error("unknown policy '" + name + "' (known: " + list + ")");
     }
+  };
+  for (const auto& c : s.compare_nodes) {
+    if (!IsPerWorkloadEntry(c)) {
+      check(c);
+      continue;
+    }
+    for (const auto& [workload, policy] : c.Child("workloads").Entries()) check(policy);
   }
   if (!root.errors()->empty()) return;
   EventQueue q;
@@ -237,7 +285,9 @@ void CheckBuilds(Scenario& s, const config::ConfigNode& root) {
                     &cluster, s.report_interval_s};
     auto built = kind->build(w.node, env);
     if (built) w.spec.cold_start_s = built->ColdStartSeconds();
+    if (built && s.pool) PlaceInPool(w, *built);
   }
+  if (s.pool) CheckInitialFit(root.Child("spec"), s);
   if (!root.errors()->empty()) return;
   // Each workload's own policy, whether or not `compare` runs it.
   for (auto& w : s.workloads) {
@@ -366,32 +416,49 @@ Result<std::vector<PolicyRun>> Scenario::PlanRuns(const std::vector<std::string>
   }
   std::set<std::string> labels;
   for (size_t p = 0; p < names.size(); ++p) {
-    const int entry = entries[p];
+    const int entry = entries[p];  // the compare entry this run is, or -1
+    const size_t e = static_cast<size_t>(entry);
+    const bool per_workload = entry >= 0 && IsPerWorkloadEntry(compare_nodes[e]);
     // A scalar compare entry is a policy name with its defaults, as in the full run.
-    const bool entry_map = entry >= 0 && compare_nodes[static_cast<size_t>(entry)].IsMap();
-    const std::string name =
-        entry_map ? compare_nodes[static_cast<size_t>(entry)].String("name", names[p]) : names[p];
+    const bool entry_map = entry >= 0 && !per_workload && compare_nodes[e].IsMap();
+    const std::string name = entry_map ? compare_nodes[e].String("name", names[p]) : names[p];
     PolicyRun run;
     run.label = names[p];
     for (int k = 2; labels.count(run.label); ++k) run.label = names[p] + "-" + std::to_string(k);
     labels.insert(run.label);
     const std::string path = "policy:" + name;
+    run.pool = entry >= 0 && e < compare_pools.size() ? compare_pools[e] : pool;
+    if (per_workload) run.role = compare_nodes[e].String("role", "");
     for (const auto& w : workloads) {
-      if (entry_map) {
-        run.policy_nodes.push_back(compare_nodes[static_cast<size_t>(entry)]);
+      std::string wname = name;  // the policy this run gives workload w
+      run.start_at_static.push_back(false);
+      if (per_workload) {
+        const std::optional<config::ConfigNode> chosen = EntryPolicyFor(compare_nodes[e], w.name);
+        if (chosen && chosen->IsMap()) {
+          run.start_at_static.back() = chosen->String("name", "") == "static";
+          run.policy_nodes.push_back(*chosen);
+          continue;
+        }
+        if (!chosen) {  // a workload the entry does not name keeps its own policy as written
+          run.policy_nodes.push_back(w.node.Child("policy"));
+          continue;
+        }
+        wname = chosen->raw().Scalar();
+      } else if (entry_map) {
+        run.policy_nodes.push_back(compare_nodes[e]);
         continue;
       }
       const config::ConfigNode own = w.node.Child("policy");
-      if (name == "static") {
+      if (wname == "static") {
         YAML::Node n;
         n["name"] = "static";
         n["replicas"] = w.initial_replicas;
         run.policy_nodes.push_back(Synthesized(n, path, file, synth_errors));
-      } else if (own.IsDefined() && own.String("name", "") == name) {
+      } else if (own.IsDefined() && own.String("name", "") == wname) {
         run.policy_nodes.push_back(own);
       } else {
         YAML::Node n;
-        n["name"] = name;
+        n["name"] = wname;
         run.policy_nodes.push_back(Synthesized(n, path, file, synth_errors));
       }
     }

@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -42,8 +43,17 @@ struct ScenarioWorkload {
 // and the pipeline built from it once.
 struct PolicyRun {
   std::string label;
+  // What the run stands for in a pool comparison (a per-workload compare entry's `role`):
+  // static_partition, separate_autoscalers, whole_job, pool, alone; empty otherwise.
+  std::string role;
+  // The shared GPU pool this run uses: the scenario's, with the compare entry's overrides
+  // (`pool: off` runs without the allocator; the pool still limits what can start).
+  std::optional<PoolSpec> pool;
   std::vector<config::ConfigNode> policy_nodes;  // one per workload, in order
-  std::vector<PolicySpec> pipelines;             // one per workload, in order
+  // Per workload: a compare entry gave it a static size, which it then holds from the start
+  // (a partition starts partitioned; otherwise a workload starts at initial_replicas).
+  std::vector<bool> start_at_static;
+  std::vector<PolicySpec> pipelines;  // one per workload, in order
 };
 
 struct Scenario {
@@ -60,8 +70,12 @@ struct Scenario {
   ClusterConfig cluster;
   std::vector<FailureSpec> failures;
   std::vector<ScenarioWorkload> workloads;
-  std::vector<std::string> compare;  // compare entries as given (names)
+  // `pool:` (decide/pool_config.h): every workload shares it; its size must be a number here.
+  std::optional<PoolSpec> pool;
+  std::optional<config::ConfigNode> pool_node;  // as written, for compare entries to override
+  std::vector<std::string> compare;             // compare entries as given (names)
   std::vector<config::ConfigNode> compare_nodes;
+  std::vector<std::optional<PoolSpec>> compare_pools;  // per compare entry
   // The runs of `compare` (or the default pair), built while parsing.
   std::vector<PolicyRun> planned;
 

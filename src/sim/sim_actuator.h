@@ -4,19 +4,23 @@
 #pragma once
 
 #include "core/actuator.h"
+#include "sim/sim_pool.h"
 #include "sim/sim_source.h"
 
 namespace aiscale::sim {
 
 class SimActuator final : public Actuator {
  public:
-  explicit SimActuator(const WorkloadDirectory& dir) : dir_(dir) {}
+  // `pool` (may be null): the shared GPU pool the workloads' replicas must fit in.
+  explicit SimActuator(const WorkloadDirectory& dir, SimPool* pool = nullptr)
+      : dir_(dir), pool_(pool) {}
   std::string_view Name() const override { return "sim"; }
   Result<ScaleState> Observe(const WorkloadRef& ref) override;
   Status Apply(const WorkloadRef& ref, int desired) override;
 
  private:
   const WorkloadDirectory& dir_;
+  SimPool* pool_;
 };
 
 }  // namespace aiscale::sim

@@ -48,6 +48,8 @@ class SimWorkload {
   // Seconds from asking for a bigger size until the new size does work (provisioning plus
   // restart cost for training, plus model load for inference): the policy's cold_start_s.
   virtual double ColdStartSeconds() const { return 0; }
+  // GPUs one replica holds (a training node's GPUs, an inference replica's), for a shared pool.
+  virtual int GpusPerReplica() const { return 1; }
   // Fraction of the workload's work done, 0-1, for progress display; negative when the
   // workload has no natural end (a service replaying a trace measures by time instead).
   virtual double Progress() const { return -1; }

@@ -228,7 +228,9 @@ void TrainingJob::OnNodeFailed(int node) {
     if (phase_ == Phase::kCompute && cfg_.checkpoint_every_steps > 0) {
       const double every = static_cast<double>(cfg_.checkpoint_every_steps);
       const double ckpt = std::floor(steps_ / every + kEps) * every;
+      const double before_steps = steps_;
       steps_ = std::max(phase_start_steps_, std::min(steps_, ckpt));
+      samples_lost_ += (before_steps - steps_) * cfg_.global_batch;
       phase_done_ = steps_ - phase_start_steps_;
     }
     // A dead member cannot take part in a checkpoint: restore from the last one.

@@ -44,6 +44,7 @@ class TrainingJob final : public SimWorkload, public NodeOwner {
   nlohmann::json TimelinePoint(TimePoint now) const override;
   double ColdStartSeconds() const override;
   double Progress() const override;
+  int GpusPerReplica() const override { return gpus_per_node(); }
 
   void OnNodeUp(int node) override;
   void OnNodeFailed(int node) override;
@@ -126,6 +127,9 @@ class TrainingJob final : public SimWorkload, public NodeOwner {
   double util_gpu_s_ = 0;  // integral of utilization over up GPUs
   double restart_time_s_ = 0;
   int restarts_ = 0;
+  // Trained samples rolled back to the last checkpoint by failures (a size change checkpoints
+  // first and loses none).
+  double samples_lost_ = 0;
   double phase_time_s_[3] = {0, 0, 0};
   std::vector<Rescale> rescales_;
   std::vector<FailureRecord> failures_;

@@ -134,10 +134,12 @@ nlohmann::json TrainingJob::Summary() const {
   const TimePoint end = done_ ? finish_ : (q_ ? q_->Now() : TimePoint{});
   const double gpu_s = env_.cluster->GpuSeconds(env_.name, end);
   double util_s = util_gpu_s_;
-  if (!done_) {
-    util_s += rates_.util * static_cast<double>(running_.size()) * gpus_per_node() *
-              std::max(0.0, ToSeconds(end - last_advance_));
-  }
+  // A run cut mid-phase has not advanced the job since its last event: count up to `end`.
+  const double since = done_ ? 0.0 : std::max(0.0, ToSeconds(end - last_advance_));
+  util_s += rates_.util * static_cast<double>(running_.size()) * gpus_per_node() * since;
+  double phase_s[3] = {phase_time_s_[0], phase_time_s_[1], phase_time_s_[2]};
+  if (!restarting_ && !running_.empty()) phase_s[static_cast<int>(phase_)] += since;
+  const double trained = steps();
   const ClusterConfig& cc = env_.cluster->config();
   nlohmann::json failures = nlohmann::json::array();
   double max_replace = 0;
@@ -169,14 +171,14 @@ nlohmann::json TrainingJob::Summary() const {
       // Rescales the policy chose (not replacements of failed nodes): what its budget spends.
       {"policy_rescales", static_cast<int>(rescales_.size()) - replacements},
       {"restarts", restarts_},
-      {"restart_time_s", restart_time_s_},
+      {"restart_time_s", restart_time_s_ + (restarting_ ? since : 0.0)},
       {"failures", static_cast<int>(failures_.size())},
       {"max_failure_replacement_s", max_replace},
-      {"steps", steps_},
-      {"samples_trained", steps_ * cfg_.global_batch},
-      {"epochs_completed", CompletedEpochs(steps_)},
-      {"phase_time_s",
-       {{"load", phase_time_s_[0]}, {"compute", phase_time_s_[1]}, {"eval", phase_time_s_[2]}}},
+      {"steps", trained},
+      {"samples_trained", trained * cfg_.global_batch},
+      {"samples_lost", samples_lost_},
+      {"epochs_completed", CompletedEpochs(trained)},
+      {"phase_time_s", {{"load", phase_s[0]}, {"compute", phase_s[1]}, {"eval", phase_s[2]}}},
       {"rescale_events", rescales},
       {"failure_events", failures}};
   if (cc.spot_price_per_gpu_hour) j["spot_cost_usd"] = gpu_s / 3600.0 * *cc.spot_price_per_gpu_hour;

@@ -18,6 +18,9 @@ void ChangeFilter::AssignKey(const Decision& d, Key& k) {
   k.vetoed = d.vetoed;
   k.action = d.action;
   k.action_code = d.action_code;
+  k.pool_wanted = d.pool.wanted;
+  k.pool_granted = d.pool.granted;
+  k.pool_reason = d.pool.reason;
   k.inputs.resize(d.inputs.size());
   for (size_t i = 0; i < d.inputs.size(); ++i) {
     k.inputs[i].first = d.inputs[i].name;
@@ -39,11 +42,13 @@ bool ChangeFilter::SameAs(const Key& k, const Decision& d) {
   if (k.current != d.current || k.ready != d.ready || k.desired != d.recommendation.desired ||
       k.stabilized != d.stabilized || k.constrained != d.constrained ||
       k.valid != d.recommendation.valid || k.vetoed != d.vetoed || k.action != d.action ||
-      k.action_code != d.action_code) {
+      k.action_code != d.action_code || k.pool_wanted != d.pool.wanted ||
+      k.pool_granted != d.pool.granted) {
     return false;
   }
   if (k.rule != d.recommendation.rule || k.constrain_reason != d.constrain_reason ||
-      k.policy != d.policy || k.engine_detail != d.engine_detail) {
+      k.policy != d.policy || k.engine_detail != d.engine_detail ||
+      k.pool_reason != d.pool.reason) {
     return false;
   }
   if (k.inputs.size() != d.inputs.size()) return false;

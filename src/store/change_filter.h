@@ -58,8 +58,9 @@ class ChangeFilter {
  private:
   // What Changed compares, kept instead of the whole stored Decision.
   struct Key {
-    std::string policy, rule, constrain_reason, engine_detail;
+    std::string policy, rule, constrain_reason, engine_detail, pool_reason;
     int current = 0, ready = 0, desired = 0, stabilized = 0, constrained = 0;
+    int pool_wanted = 0, pool_granted = 0;
     bool valid = false, vetoed = false;
     Action action = Action::kNone;
     StatusCode action_code = StatusCode::kOk;

@@ -56,7 +56,7 @@ TEST(Validate, BadControllerConfigsNameThePlace) {
        false, "7:7: spec.workloads[0].replicas: ", "unknown field 'replicas'"},
       {"unknown spec field", "  perod: 15s\n  workloads: []\n", false, "4:3: spec.perod: ",
        "unknown field 'perod' (known: period, store, run_dir, server, sources, workloads, "
-       "leader_election)"},
+       "leader_election, pool)"},
       {"wrong type",
        "  workloads:\n"
        "    - name: a\n"

@@ -71,6 +71,9 @@ class TrainingPolicy final : public Policy {
   std::vector<std::string> Signals() const override;
   // Read when present: the job's own phase, the GPUs' utilization (phase inference), epoch.
   std::vector<std::string> OptionalSignals() const override;
+  // The restart plus the throughput lost at the smaller size (training_shrink_cost.cc).
+  std::optional<double> ShrinkCost(const PersistentState& state, int from, int to, double horizon_s,
+                                   int gpus_per_replica) const override;
   const TrainingConfig& config() const { return c_; }
 
  private:

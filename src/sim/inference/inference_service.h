@@ -41,6 +41,7 @@ class InferenceService final : public SimWorkload {
   nlohmann::json TimelinePoint(TimePoint now) const override;
   double ColdStartSeconds() const override { return spec_->ColdStartSeconds(); }
   double Progress() const override { return -1; }
+  int GpusPerReplica() const override { return spec_->engine.model.gpus_per_replica; }
   // "static-peak": the oracle's peak-interval size (oracle.h); nullopt for other names.
   std::optional<int> BaselineReplicas(std::string_view baseline) const override;
 

@@ -1,0 +1,193 @@
+// The Controller's pool step (controller.h SetPool): every workload's plan becomes a claim, the
+// allocator grants sizes that fit the pool, and each grant goes into its Decision with why.
+#include <algorithm>
+
+#include "control/controller.h"
+
+namespace aiscale::control {
+namespace {
+
+// How long the pool's regrowth hold lasts for a workload shrunk for others: the configured
+// delay, and at least two of its own restarts (a job is not shrunk and regrown inside one).
+double HoldSeconds(const PoolSpec& spec, const PoolMember& m) {
+  return std::max(spec.regrow_delay_s, 2 * m.restart_s);
+}
+
+constexpr const char* kShrunkAt = "pool.shrunk_at";  // seconds on the tick clock; absent: never
+
+void DeclarePoolMetrics(Telemetry& t) {
+  t.DeclareGauge("aiscale_pool_gpus",
+                 "GPUs in the shared pool the allocator counted (0 while "
+                 "the engine cannot tell; see aiscale_pool_known).");
+  t.DeclareGauge("aiscale_pool_known", "1 when the pool's size is known this tick, else 0.");
+  t.DeclareGauge("aiscale_pool_idle_gpus", "GPUs of the pool granted to no workload.");
+  t.DeclareGauge("aiscale_pool_tenant_guaranteed_gpus", "GPUs guaranteed to a tenant.");
+  t.DeclareGauge("aiscale_pool_tenant_wanted_gpus", "GPUs a tenant's workloads asked for.");
+  t.DeclareGauge("aiscale_pool_tenant_granted_gpus", "GPUs granted to a tenant's workloads.");
+  t.DeclareGauge("aiscale_pool_tenant_borrowed_gpus",
+                 "GPUs a tenant holds beyond its guarantee (lent by others).");
+  t.DeclareCounter("aiscale_pool_reclaimed_gpus_total",
+                   "GPUs taken back from a tenant's workloads for others, by tenant.");
+  t.DeclareCounter("aiscale_pool_reclaims_total",
+                   "Workloads shrunk or suspended by the pool, by tenant and reason.");
+}
+
+}  // namespace
+
+Status Controller::SetPool(PoolSpec spec, PoolSource* source, const PoolAllocator* allocator) {
+  if (!workloads_.empty()) return Status::Invalid("unable to set the pool: workloads added first");
+  if (!source || !allocator)
+    return Status::Invalid("unable to set the pool: no source or allocator");
+  if (spec.tenants.empty() || spec.priorities.empty()) {
+    return Status::Invalid("unable to set the pool: it needs a tenant and a priority class");
+  }
+  Executor& exec = options_.executor ? *options_.executor : inline_executor_;
+  // Stale after 3 collections, like a signal; a drop counts once it lasted shrink_grace.
+  pool_watch_ =
+      std::make_unique<PoolWatch>(*source, exec, options_.collect_interval,
+                                  3 * options_.collect_interval, Seconds(spec.shrink_grace_s));
+  pool_spec_ = std::move(spec);
+  allocator_ = allocator;
+  if (options_.telemetry) DeclarePoolMetrics(*options_.telemetry);
+  return Status::Ok();
+}
+
+// An elastic workload sizes itself to what the pool can give it: what is idle within its
+// tenant's room, or its unused guarantee (which it may take back). Serving keeps the engine's
+// figure: its full demand must reach the allocator, which takes GPUs back for it.
+std::optional<int> Controller::PoolRoom(const Workload& w, int current,
+                                        std::optional<int> engine) const {
+  if (!w.binding.pool || !w.binding.pool->elastic || !last_allocation_.pool_known) return engine;
+  const PoolMember& m = *w.binding.pool;
+  const TenantSpec& t = pool_spec_->tenants[m.tenant];
+  const TenantUsage& u = last_allocation_.tenants[m.tenant];
+  const int64_t idle = last_allocation_.pool_gpus - last_allocation_.granted_gpus;
+  int64_t borrow_room = t.borrow_limit ? t.guaranteed + *t.borrow_limit - u.granted : idle;
+  const int64_t room = std::max(std::min(idle, borrow_room), t.guaranteed - u.granted);
+  const int64_t replicas = std::max<int64_t>(0, room) / std::max(1, m.gpus_per_replica);
+  const int cap = static_cast<int>(std::min<int64_t>(current + replicas, kMaxReplicaCount));
+  return engine ? std::min(*engine, cap) : cap;
+}
+
+PoolClaim Controller::ClaimOf(const Workload& w, const Decision& d, bool acts,
+                              TimePoint now) const {
+  const PoolMember& m = *w.binding.pool;
+  PoolClaim c;
+  c.name = d.workload;
+  c.tenant = m.tenant;
+  c.priority = m.priority;
+  c.gpus_per_replica = m.gpus_per_replica;
+  c.granularity = m.granularity;
+  // Observe failed: the size it last had still holds its GPUs; nothing is known to change.
+  c.current = acts || d.action != Action::kFailed ? d.current : w.last_current;
+  c.want = acts ? d.constrained : c.current;
+  // An operator's pause or pin is not undone by the pool: the workload holds its size.
+  const bool movable = acts && !w.steered && (m.elastic || m.reducible);
+  c.floor = movable ? std::min(m.floor, c.current) : c.current;
+  c.elastic = movable && m.elastic;
+  c.may_borrow = movable;
+  const double shrunk_at = w.pool_state.Get(kShrunkAt, -1e300);
+  c.regrow_held = SinceEpochSeconds(now) < shrunk_at + HoldSeconds(*pool_spec_, m);
+  return c;
+}
+
+void Controller::AllocatePool(std::vector<Decision>& ds, const std::vector<char>& acts,
+                              TimePoint now) {
+  AllocatorInput in;
+  const PoolReading reading = pool_watch_->Read(now);
+  in.tenants = pool_spec_->tenants;
+  in.priorities = pool_spec_->priorities;
+  in.mode = pool_spec_->reclaim;
+  in.pool_detail = reading.note;
+  if (reading.capacity) {
+    in.pool_gpus = reading.capacity->gpus;
+    in.pool_detail = reading.capacity->detail + (reading.note.empty() ? "" : "; " + reading.note);
+    for (const TenantSpec& t : in.tenants) {
+      auto it = reading.capacity->tenant_ceilings.find(t.name);
+      in.tenant_ceilings.push_back(it == reading.capacity->tenant_ceilings.end()
+                                       ? std::nullopt
+                                       : std::optional<int64_t>(it->second));
+    }
+  }
+  std::vector<size_t> index;  // claim -> workload
+  for (size_t i = 0; i < workloads_.size(); ++i) {
+    if (!workloads_[i]->binding.pool) continue;
+    in.claims.push_back(ClaimOf(*workloads_[i], ds[i], acts[i], now));
+    index.push_back(i);
+  }
+  in.shrink_cost = [&](size_t k, int to) {
+    const Workload& w = *workloads_[index[k]];
+    const PoolMember& m = *w.binding.pool;
+    const std::optional<double> cost = w.binding.policy->ShrinkCost(
+        w.policy_state, in.claims[k].current, to, HoldSeconds(*pool_spec_, m), m.gpus_per_replica);
+    return cost ? *cost
+                : static_cast<double>(in.claims[k].current - to) * m.gpus_per_replica *
+                      HoldSeconds(*pool_spec_, m);
+  };
+  last_allocation_ = allocator_->Allocate(in);
+  last_pool_note_ = in.pool_detail;
+  for (size_t k = 0; k < index.size(); ++k) {
+    RecordPool(*workloads_[index[k]], ds[index[k]], in.claims[k], last_allocation_.grants[k], now);
+  }
+  if (options_.telemetry) CountPool(last_allocation_);
+  if (options_.board) options_.board->PublishPool(PoolViewOf(last_allocation_));
+}
+
+PoolView Controller::PoolViewOf(const Allocation& a) const {
+  PoolView v;
+  v.known = a.pool_known;
+  v.gpus = a.pool_gpus;
+  v.granted = a.granted_gpus;
+  v.reclaimed = a.reclaimed_gpus;
+  v.detail = last_pool_note_;
+  for (size_t i = 0; i < pool_spec_->tenants.size(); ++i) {
+    const TenantSpec& t = pool_spec_->tenants[i];
+    const TenantUsage u = i < a.tenants.size() ? a.tenants[i] : TenantUsage{};
+    v.tenants.push_back(
+        {t.name, t.guaranteed, t.borrow_limit, t.weight, u.wanted, u.granted, u.borrowed});
+  }
+  return v;
+}
+
+void Controller::RecordPool(Workload& w, Decision& d, const PoolClaim& c, const Grant& g,
+                            TimePoint now) {
+  const PoolMember& m = *w.binding.pool;
+  d.pool.active = true;
+  d.pool.tenant = pool_spec_->tenants[m.tenant].name;
+  d.pool.wanted = c.want;
+  d.pool.granted = g.replicas;
+  d.pool.reason = std::string(GrantReasonName(g.reason));
+  d.pool.detail = g.detail;
+  if (g.reason == GrantReason::kRegrowHeld) {
+    const double until = w.pool_state.Get(kShrunkAt, 0) + HoldSeconds(*pool_spec_, m);
+    d.pool.detail += " (held until t=" + std::to_string(static_cast<int64_t>(until)) + " s)";
+  }
+  if (g.reason == GrantReason::kShrunk || g.reason == GrantReason::kSuspended) {
+    w.pool_state.Set(kShrunkAt, SinceEpochSeconds(now));
+    if (options_.telemetry) {
+      const std::string& tenant = d.pool.tenant;
+      options_.telemetry->Add("aiscale_pool_reclaims_total",
+                              {{"tenant", tenant}, {"reason", d.pool.reason}});
+      options_.telemetry->Add("aiscale_pool_reclaimed_gpus_total", {{"tenant", tenant}},
+                              static_cast<double>(c.current - g.replicas) * m.gpus_per_replica);
+    }
+  }
+  d.constrained = g.replicas;
+}
+
+void Controller::CountPool(const Allocation& a) const {
+  Telemetry& t = *options_.telemetry;
+  t.Set("aiscale_pool_known", {}, a.pool_known ? 1 : 0);
+  t.Set("aiscale_pool_gpus", {}, static_cast<double>(a.pool_gpus));
+  t.Set("aiscale_pool_idle_gpus", {}, static_cast<double>(a.pool_gpus - a.granted_gpus));
+  for (size_t i = 0; i < a.tenants.size() && i < pool_spec_->tenants.size(); ++i) {
+    const MetricLabels l = {{"tenant", pool_spec_->tenants[i].name}};
+    t.Set("aiscale_pool_tenant_guaranteed_gpus", l,
+          static_cast<double>(pool_spec_->tenants[i].guaranteed));
+    t.Set("aiscale_pool_tenant_wanted_gpus", l, static_cast<double>(a.tenants[i].wanted));
+    t.Set("aiscale_pool_tenant_granted_gpus", l, static_cast<double>(a.tenants[i].granted));
+    t.Set("aiscale_pool_tenant_borrowed_gpus", l, static_cast<double>(a.tenants[i].borrowed));
+  }
+}
+
+}  // namespace aiscale::control

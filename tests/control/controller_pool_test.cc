@@ -1,0 +1,199 @@
+// The Controller with a shared GPU pool: grants in the Decisions, shrinks applied before
+// growths, the regrowth hold, missing pool data holding everyone, a drop in the pool's size
+// counted only once it lasts, and the pool's state surviving a restart.
+#include <memory>
+
+#include <gtest/gtest.h>
+
+#include "control/controller.h"
+#include "decide/allocator.h"
+#include "fakes/fake_actuator.h"
+#include "fakes/fake_metric_source.h"
+#include "sim/event_queue.h"
+#include "store/memory_store.h"
+
+namespace aiscale::control {
+namespace {
+
+using aiscale::testing::FakeActuator;
+using aiscale::testing::FakeMetricSource;
+
+// A pool source the test sets; fails while `fail` is set.
+class TestPoolSource final : public PoolSource {
+ public:
+  std::string_view Name() const override { return "test"; }
+  Result<PoolCapacity> Observe() override {
+    if (fail) return Status::Unavailable("unable to list nodes: connection refused");
+    PoolCapacity c;
+    c.gpus = gpus;
+    c.detail = std::to_string(gpus) + " GPUs (test)";
+    return c;
+  }
+  int64_t gpus = 16;
+  bool fail = false;
+};
+
+// Wants whatever its own signal says (one signal per workload, so the test sets each).
+class WantPolicy final : public Policy {
+ public:
+  explicit WantPolicy(std::string signal) : signal_(std::move(signal)) {}
+  std::string_view Name() const override { return "want"; }
+  Recommendation Recommend(const PolicyInput& in, PersistentState& state) const override {
+    (void)state;
+    const SignalSnapshot& s = in.signals.Get(signal_);
+    if (!s.ok()) return {in.current, false, "no_data", "no " + signal_, {}};
+    const int n = static_cast<int>(s.mean);
+    return {n, true, "want", "asked " + std::to_string(n), {}};
+  }
+  std::vector<std::string> Signals() const override { return {signal_}; }
+
+ private:
+  std::string signal_;
+};
+
+PoolSpec TwoTenants() {
+  PoolSpec p;
+  p.size = 16;
+  p.tenants = {{"serve", 8, std::nullopt, 1}, {"train", 8, std::nullopt, 1}};
+  p.priorities = {"serving", "training", "batch"};
+  p.regrow_delay_s = 600;
+  p.shrink_grace_s = 60;
+  return p;
+}
+
+struct Harness {
+  sim::EventQueue q;
+  FakeActuator act;
+  FakeMetricSource src;
+  TestPoolSource pool;
+  decide::Allocator allocator;
+  std::unique_ptr<Controller> ctl;
+
+  explicit Harness(Store* store = nullptr) {
+    ControllerOptions o;
+    o.collect_interval = Seconds(15);
+    ctl = std::make_unique<Controller>(q.clock(), store, o);
+    EXPECT_TRUE(ctl->SetPool(TwoTenants(), &pool, &allocator).ok());
+    Add("chat", 0, 0, 1, /*elastic=*/false);
+    Add("bert", 1, 1, 4, /*elastic=*/true);
+    act.Set("ns/chat", 4, 4);
+    act.Set("ns/bert", 3, 3);  // 12 GPUs: 4 borrowed from serve's idle guarantee
+    Want(4, 3);
+  }
+  void Add(const std::string& name, int tenant, int priority, int gpus, bool elastic) {
+    WorkloadBinding b;
+    b.ref = {"Deployment", "ns", name};
+    b.policy = std::make_shared<WantPolicy>("want_" + name);
+    b.actuator = &act;
+    b.signals.push_back({"want_" + name, "", &src});
+    b.pool = PoolMember{tenant, priority, gpus, 1, 1, elastic, !elastic, 120};
+    ASSERT_TRUE(ctl->Add(std::move(b)).ok());
+  }
+  void Want(double chat, double bert) {
+    src.Set("want_chat", {chat});
+    src.Set("want_bert", {bert});
+  }
+  std::vector<Decision> Tick(double at_s) {
+    q.RunUntil(AtSeconds(at_s));
+    ctl->Collect();
+    return ctl->Tick();
+  }
+};
+
+TEST(ControllerPool, AnOwnerTakesItsGuaranteeBackShrinksFirstAndSaysSo) {
+  Harness h;
+  auto ds = h.Tick(15);
+  ASSERT_EQ(ds.size(), 2u);
+  EXPECT_EQ(ds[0].pool.reason, "as_wanted");
+  EXPECT_TRUE(ds[1].pool.active);
+  EXPECT_EQ(ds[1].pool.tenant, "train");
+  h.Want(8, 3);  // chat's peak: its guarantee back
+  h.act.applies.clear();
+  ds = h.Tick(30);
+  EXPECT_EQ(ds[0].pool.wanted, 8);
+  EXPECT_EQ(ds[0].pool.granted, 8);
+  EXPECT_EQ(ds[0].pool.reason, "reclaimed");
+  EXPECT_NE(ds[0].pool.detail.find("bert (tenant train) 4 GPUs"), std::string::npos)
+      << ds[0].pool.detail;
+  EXPECT_EQ(ds[1].pool.granted, 2);
+  EXPECT_EQ(ds[1].pool.reason, "shrunk");
+  EXPECT_NE(ds[1].Summary().find("reclaiming its guarantee"), std::string::npos);
+  ASSERT_EQ(h.act.applies.size(), 2u);
+  EXPECT_EQ(h.act.applies[0], (std::pair<std::string, int>{"ns/bert", 2}));  // shrink first
+  EXPECT_EQ(h.act.applies[1], (std::pair<std::string, int>{"ns/chat", 8}));
+  // The peak passes: bert wants its 3 nodes back, but not before its hold (600 s) ends.
+  h.Want(4, 3);
+  ds = h.Tick(45);
+  EXPECT_EQ(ds[1].pool.reason, "regrow_held");
+  EXPECT_EQ(ds[1].constrained, 2);
+  ds = h.Tick(30 + 600 + 15);
+  EXPECT_EQ(ds[1].pool.granted, 3);
+  EXPECT_EQ(ds[1].pool.reason, "borrowed");
+}
+
+TEST(ControllerPool, MissingPoolDataHoldsEveryoneNeverShrinks) {
+  Harness h;
+  h.Tick(15);
+  h.pool.fail = true;
+  h.Want(8, 3);
+  const auto ds = h.Tick(30);
+  EXPECT_EQ(ds[0].constrained, 4);
+  EXPECT_EQ(ds[0].pool.reason, "pool_unknown");
+  EXPECT_NE(ds[0].pool.detail.find("connection refused"), std::string::npos) << ds[0].pool.detail;
+  EXPECT_EQ(ds[1].constrained, 3);
+}
+
+TEST(ControllerPool, ADropInThePoolCountsOnlyOnceItLasts) {
+  Harness h;
+  h.Tick(15);
+  h.pool.gpus = 12;  // a node lost: 16 held, 12 reported
+  auto ds = h.Tick(30);
+  EXPECT_EQ(ds[1].constrained, 3) << ds[1].pool.detail;  // within the 60 s grace: held
+  ds = h.Tick(45);
+  EXPECT_EQ(ds[1].constrained, 3);
+  ds = h.Tick(100);  // reported low for longer than the grace
+  EXPECT_EQ(ds[1].constrained, 2) << ds[1].pool.detail;
+  EXPECT_EQ(ds[1].pool.reason, "shrunk");
+  EXPECT_NE(ds[1].pool.detail.find("the pool shrank to 12 GPUs"), std::string::npos);
+}
+
+TEST(ControllerPool, TheHoldSurvivesARestart) {
+  store::MemoryStore store;
+  {
+    Harness h(&store);
+    h.Tick(15);
+    h.Want(8, 3);
+    const auto ds = h.Tick(30);
+    ASSERT_EQ(ds[1].pool.reason, "shrunk");
+  }
+  Harness h(&store);
+  h.act.Set("ns/chat", 8, 8);
+  h.act.Set("ns/bert", 2, 2);
+  h.Want(4, 3);
+  const auto ds = h.Tick(120);
+  EXPECT_EQ(ds[1].pool.reason, "regrow_held") << ds[1].pool.detail;
+}
+
+TEST(ControllerPool, AddChecksThePoolPlace) {
+  sim::EventQueue q;
+  FakeActuator act;
+  TestPoolSource pool;
+  decide::Allocator allocator;
+  Controller ctl(q.clock(), nullptr);
+  WorkloadBinding b;
+  b.ref = {"Deployment", "ns", "x"};
+  b.policy = std::make_shared<WantPolicy>("w");
+  b.actuator = &act;
+  FakeMetricSource src;
+  b.signals.push_back({"w", "", &src});
+  b.pool = PoolMember{};
+  EXPECT_TRUE(ctl.Add(b).IsInvalid());  // a pool place without a pool
+  ASSERT_TRUE(ctl.SetPool(TwoTenants(), &pool, &allocator).ok());
+  b.pool->tenant = 5;
+  EXPECT_TRUE(ctl.Add(b).IsInvalid());
+  b.pool.reset();
+  EXPECT_TRUE(ctl.Add(b).IsInvalid());  // no place in a pool the controller has
+}
+
+}  // namespace
+}  // namespace aiscale::control
