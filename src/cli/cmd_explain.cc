@@ -181,7 +181,7 @@ std::string Seen(const Decision& d) {
   for (const SignalInput& in : d.inputs) {
     if (!out.empty()) out += "; ";
     out += in.name;
-    if (in.status == SignalStatus::kOk) {
+    if (HasValues(in.status)) {
       out += " = " + Num(in.value);
       if (in.instances > 1) {
         out += " (mean of " + std::to_string(in.instances) + ", sum " + Num(in.sum) + ")";

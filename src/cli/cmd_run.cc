@@ -24,10 +24,14 @@ struct RunFlags {
 };
 
 int RunUsage(std::ostream& os, int code) {
-  os << "usage: aiscale run -c FILE [--dry-run] [--once] [--exit-when-done] [--verbose]\n"
+  os << "usage: aiscale run -c FILE [--dry-run] [--once [--wait-ready DUR]] [--exit-when-done]\n"
+        "                   [--verbose]\n"
         "  -c, --config FILE  the ControllerConfig to run\n"
         "  --dry-run          decide and record as live, never change a workload's scale\n"
-        "  --once             one collection and one tick, then exit (cron, tests)\n"
+        "  --once             one collection and one tick, then exit (cron, tests); replicas the\n"
+        "                     run starts (local engine) are stopped when it exits\n"
+        "  --wait-ready DUR   with --once: first wait up to DUR (default 10s, 0 = no wait) for\n"
+        "                     every workload's replicas to be ready, so the tick reads them\n"
         "  --exit-when-done   exit 0 once every workload is completed (its engine says so:\n"
         "                     agents exited 0, Slurm jobs COMPLETED, PyTorchJob Succeeded)\n"
         "  --verbose          log every decision, not only changes and problems\n";
@@ -45,6 +49,18 @@ bool ParseRunFlags(const Args& args, RunFlags& f, int& code) {
       f.opt.once = true;
     } else if (a == "--exit-when-done") {
       f.opt.exit_when_done = true;
+    } else if (a == "--wait-ready" && i + 1 < args.size()) {
+      // Read as a config duration would be (30s, 1m, 0), with the same checks.
+      config::ConfigErrors errors;
+      const config::ConfigNode n = config::ParseConfig("v: " + args[++i], "--wait-ready", errors);
+      const double s = n.DurationSeconds("v", -1, config::Between(0, 3600));
+      if (!errors.empty() || s < 0) {
+        std::cerr << "aiscale run: --wait-ready wants a duration from 0 to 1h, got '" << args[i]
+                  << "'\n";
+        code = RunUsage(std::cerr, 2);
+        return false;
+      }
+      f.opt.ready_wait = Seconds(s);
     } else if (a == "--verbose" || a == "-v") {
       f.opt.verbose = true;
     } else if (a == "--help" || a == "-h") {
@@ -79,7 +95,7 @@ int Run(const Args& args) {
               << "aiscale run: " << f.config << " is not a valid ControllerConfig\n";
     return 1;
   }
-  // Block the stop signals before any thread starts, so every thread inherits the mask and
+  // Block the daemon's signals before any thread starts, so every thread inherits the mask and
   // only the waiter below receives them.
   sigset_t stop_signals;
   sigemptyset(&stop_signals);

@@ -203,7 +203,9 @@ void ParseStore(const ConfigNode& spec, ControllerConfig& cfg) {
 void ParseSpec(const ConfigNode& spec, const Registries& reg, ControllerConfig& cfg) {
   spec.CheckKnown({"period", "store", "run_dir", "server", "sources", "workloads",
                    "leader_election", "aiscalers", "pool"});
-  cfg.period_s = spec.DurationSeconds("period", cfg.period_s, Above(0));
+  // At least 100 ms (docs/limits.md): a 1 us period ran 49,000 ticks a second at 100% CPU, and
+  // no engine or metric store answers faster than that anyway.
+  cfg.period_s = spec.DurationSeconds("period", cfg.period_s, config::AtLeast(kMinPeriodS));
   ParseStore(spec, cfg);
   cfg.run_dir = Resolve(spec.String("run_dir", ""), cfg.file);
   if (cfg.run_dir.empty() && !cfg.store_path.empty()) cfg.run_dir = cfg.store_path + ".run";

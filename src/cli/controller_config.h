@@ -47,9 +47,12 @@ inline store::StoreOptions DefaultStoreOptions() {
   return o;
 }
 
+// The shortest `period` accepted (docs/limits.md).
+inline constexpr double kMinPeriodS = 0.1;
+
 struct ControllerConfig {
-  std::string file;  // where it was read from
-  double period_s = 15;
+  std::string file;        // where it was read from
+  double period_s = 15;    // >= kMinPeriodS
   std::string store_path;  // empty: decisions and state are not persisted
   // `store:` as a map: heartbeat (changes only, plus one record per heartbeat), retention, sync,
   // snapshot_ticks, cache_mib.

@@ -43,6 +43,12 @@ Status Daemon::OpenStore() {
   std::error_code ec;
   const auto dir = std::filesystem::path(cfg_.store_path).parent_path();
   if (!dir.empty()) std::filesystem::create_directories(dir, ec);
+  // One daemon per store: a second one on it would apply its own decisions beside the first's.
+  if (cfg_.store_path[0] != ':' && cfg_.store_path.rfind("file:", 0) != 0) {
+    auto lock = store::StoreLock::Acquire(cfg_.store_path);
+    if (!lock.ok()) return lock.status();
+    store_lock_ = std::move(lock).value();
+  }
   auto s = store::SqliteStore::Open(cfg_.store_path, cfg_.store_options);
   if (!s.ok()) return s.status().Wrap("unable to open store " + cfg_.store_path);
   if (const std::string why = (*s)->Stats().checkpoint_error; !why.empty()) {
@@ -55,11 +61,18 @@ Status Daemon::OpenStore() {
 
 // The size a workload's engine should hold until the first decision: what the last recorded
 // decision left it at (so a restart neither doubles nor drops replicas), else min_replicas.
+// A corrupt newest decision is skipped (Store::Recent), so the size is the newest readable one.
 int Daemon::InitialReplicas(const WorkloadSpec& w) const {
   int n = std::max(w.min_replicas, 1);
   if (!store_) return n;
   auto recent = store_->Recent(w.ref.Key(), 1);
-  if (!recent.ok() || recent->empty()) return n;
+  if (!recent.ok()) {
+    log_ << "aiscale: warning: " << w.ref.Key() << ": unable to read its last decision ("
+         << recent.status().message() << "); starting at " << n
+         << " replica(s) until the first decision\n";
+    return n;
+  }
+  if (recent->empty()) return n;
   const Decision& d = recent->back();
   if (d.action == Action::kFailed && d.recommendation.rule == "observe_failed") return n;
   n = d.action == Action::kScaled ? d.constrained : d.current;
@@ -135,6 +148,10 @@ Status Daemon::AddWorkloads() {
   o.collect_interval = Seconds(cfg_.period_s);
   o.fetch_timeout = std::min(Seconds(cfg_.period_s), Seconds(5));
   o.dry_run = opt_.dry_run;
+  o.log = [this](const std::string& line) {
+    log_ << "aiscale: " << line << "\n";
+    log_.flush();
+  };
   steering_ = std::make_unique<control::SteeringBoard>(clock_, store_.get(), board_);
   o.steering = steering_.get();
   controller_ = std::make_unique<control::Controller>(clock_, store_.get(), o);
@@ -331,6 +348,7 @@ Status Daemon::Run() {
     aiscalers_->Apply(*controller_);
   }
   if (opt_.once) {
+    if (opt_.ready_wait > Duration::zero()) AwaitReady(opt_.ready_wait);
     controller_->Collect();
     AwaitFirstFetches(std::min(Seconds(cfg_.period_s), Seconds(5)) + Seconds(0.5));
     TickOnce();
@@ -392,18 +410,52 @@ Status Daemon::MakeAiScalers() {
   return Status::Ok();
 }
 
+// Every engine stops at once: local replicas each get their stop grace in parallel, so a
+// SIGTERM to a daemon of ten workloads waits one grace period, not ten.
+void Daemon::ShutdownEngines() {
+  std::vector<std::thread> drains;
+  drains.reserve(actuators_.size());
+  for (auto& [key, a] : actuators_) {
+    Actuator* engine = a.get();
+    drains.emplace_back([engine] { engine->Shutdown(); });
+  }
+  for (std::thread& t : drains) t.join();
+}
+
+// `--once` with an engine that starts replicas (local processes): the one tick must not read
+// replicas that were started a moment ago and do not listen yet, so wait (at most `limit`)
+// until every workload's engine reports its replicas ready.
+void Daemon::AwaitReady(Duration limit) {
+  const TimePoint until = clock_.Now() + limit;
+  while (!stop_ && clock_.Now() < until) {
+    bool all_ready = true;
+    for (size_t i = 0; i < controller_->size() && all_ready; ++i) {
+      const control::WorkloadBinding& b = controller_->binding(i);
+      auto s = b.actuator->Observe(b.ref);
+      all_ready = s.ok() && s->ready >= s->current;
+    }
+    if (all_ready) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  log_ << "aiscale: --once: not every workload's replicas were ready after " << ToSeconds(limit)
+       << " s; deciding on what there is\n";
+}
+
 void Daemon::Shutdown() {
   if (shut_down_) return;
   shut_down_ = true;
   if (server_) server_->Stop();
   if (aiscalers_) aiscalers_->Stop();
+  // Fetches in flight end now (a slow or huge target is not waited out); the Lease is released
+  // by now and the engines' shutdowns need no HTTP but readiness probes.
+  http_.Cancel();
   // States written every few ticks (store.state_every_ticks) are all written on a clean stop.
   if (controller_) {
     if (const Status st = controller_->FlushStates(); !st.ok()) {
       log_ << "aiscale: unable to write the policies' state on stopping: " << st.message() << "\n";
     }
   }
-  for (auto& [key, a] : actuators_) a->Shutdown();
+  ShutdownEngines();
   executor_.reset();  // waits for fetches in flight; sources outlive it
   log_ << "aiscale: stopped\n";
   log_.flush();

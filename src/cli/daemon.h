@@ -39,12 +39,16 @@
 #include "decide/allocator.h"
 #include "server/api_server.h"
 #include "server/steering_handlers.h"
+#include "store/store_lock.h"
 
 namespace aiscale::cli {
 
 struct DaemonOptions {
   bool dry_run = false;
-  bool once = false;     // one collection, one tick, then stop
+  bool once = false;  // wait for ready replicas (ready_wait), one collection, one tick
+  // With `once`: how long to wait for every engine to report its replicas ready first (the
+  // local engine starts them, and one that does not listen yet reads as missing data).
+  Duration ready_wait = Seconds(10);
   bool verbose = false;  // log every decision, not only changes and problems
   // Stop cleanly once every workload's engine reports it completed and none of its replicas
   // still runs (batch use).
@@ -91,6 +95,8 @@ class Daemon {
   void AwaitFirstFetches(Duration limit);
   // One tick; true when every workload's engine reports it completed, with no replica left.
   bool TickOnce();
+  void AwaitReady(Duration limit);
+  void ShutdownEngines();
   // Waits for the next tick, doing any reload asked for meanwhile; false on stop.
   bool WaitForTick(TimePoint next);
   void Reload();  // daemon_reload.cc
@@ -105,6 +111,7 @@ class Daemon {
   CurlHttpClient http_;
   Telemetry telemetry_;
   control::LiveBoard board_;
+  std::unique_ptr<store::StoreLock> store_lock_;  // held while store_ is open (declared first)
   std::unique_ptr<Store> store_;
   std::map<std::string, std::unique_ptr<Actuator>> actuators_;    // by workload key
   std::map<std::string, std::unique_ptr<MetricSource>> sources_;  // by name

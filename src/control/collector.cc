@@ -34,7 +34,7 @@ size_t Collector::Add(const WorkloadRef& ref, const std::vector<CollectSignal>& 
   for (const CollectSignal& s : signals) {
     Slot slot;
     slot.sig = s;
-    slot.query = MetricQuery{ref, s.signal, s.expression, s.timeout};
+    slot.query = MetricQuery{ref, s.signal, s.expression, s.timeout, s.max_age};
     if (state_->free_slots.empty()) {
       ids.push_back(state_->slots.size());
       state_->slots.push_back(std::move(slot));

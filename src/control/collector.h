@@ -34,6 +34,7 @@ struct CollectSignal {
   MetricSource* source = nullptr;
   Duration interval = Seconds(15);
   Duration timeout = Seconds(5);
+  Duration max_age{};  // MetricQuery::max_age: the workload's staleness
 };
 
 // One signal's latest result as Read hands it out: shared, never modified after the fetch.

@@ -4,6 +4,8 @@
 #include <chrono>
 #include <set>
 
+#include "core/numeric.h"
+
 namespace aiscale::control {
 namespace {
 
@@ -16,7 +18,11 @@ void DeclareMetrics(Telemetry& t) {
   t.DeclareCounter("aiscale_apply_errors_total",
                    "Failed Observe or Apply calls, by workload and error kind.");
   t.DeclareCounter("aiscale_scale_down_vetoes_total",
-                   "Scale-downs refused because a required signal had no data, by workload.");
+                   "Decisions that held because a required signal had no data or only part of "
+                   "it (the Controller's veto or the policy's own hold), by workload.");
+  t.DeclareCounter("aiscale_store_write_errors_total",
+                   "Ticks whose decisions and states the Store could not write (a full disk...).");
+  t.DeclareGauge("aiscale_store_writable", "1 when the last write to the Store succeeded, else 0.");
   t.DeclareGauge("aiscale_workload_desired_replicas", "Replicas the last decision asked for.");
   t.DeclareGauge("aiscale_workload_current_replicas", "Replicas in the engine's spec.");
   t.DeclareGauge("aiscale_workload_ready_replicas", "Replicas ready to do work.");
@@ -97,7 +103,8 @@ void Controller::StartCollecting(Workload& w) {
   for (const SignalBinding& s : w.binding.signals) {
     collect.push_back({s.signal, s.expression, s.source,
                        s.interval.count() > 0 ? s.interval : options_.collect_interval,
-                       s.timeout.count() > 0 ? s.timeout : options_.fetch_timeout});
+                       s.timeout.count() > 0 ? s.timeout : options_.fetch_timeout,
+                       w->binding.staleness});
   }
   w.collect_id = collector_.Add(w.binding.ref, collect);
 }
@@ -184,7 +191,8 @@ std::vector<Decision> Controller::Tick() {
   }
   if (options_.board) Publish(out, clock_.Now());
   if (options_.telemetry) {
-    for (const Decision& d : out) Count(d);
+    for (size_t i = 0; i < out.size(); ++i)
+      Count(out[i], HeldForMissingData(*workloads_[i], out[i]));
     options_.telemetry->Add("aiscale_ticks_total", {});
     options_.telemetry->Observe(
         "aiscale_tick_duration_seconds", {},
@@ -314,12 +322,13 @@ void Controller::ReadSignals(Workload& w, TimePoint now, Decision& d) {
     for (const SignalBinding& s : b.signals) w.signal_slots.push_back(w.signals.Slot(s.signal));
   }
   d.inputs.reserve(b.signals.size());
+  const ReplicaSet* replicas = Replicas(w);
   for (size_t k = 0; k < b.signals.size() && k < readings.size(); ++k) {
     const SignalBinding& s = b.signals[k];
     const size_t slot = w.signal_slots[k];
     const FetchResult& r = *readings[k];
     if (r.ok()) {
-      w.signals.Ingest(slot, *r, now, b.staleness);
+      w.signals.Ingest(slot, *r, now, b.staleness, replicas);
     } else {
       w.signals.MarkFetchFailed(slot, r.status().message());
     }
@@ -327,6 +336,15 @@ void Controller::ReadSignals(Workload& w, TimePoint now, Decision& d) {
     d.inputs.push_back({s.signal, snap.status, snap.mean, snap.sum,
                         static_cast<int>(snap.instances.size()), snap.detail});
   }
+}
+
+// The engine's replicas now, when it says (local processes, Slurm jobs), so per-replica series
+// are matched to them; null when it does not.
+const ReplicaSet* Controller::Replicas(Workload& w) {
+  auto endpoints = w.binding.actuator->Endpoints(w.binding.ref);
+  if (!endpoints.ok()) return nullptr;
+  w.replicas.Assign(*endpoints);
+  return &w.replicas;
 }
 
 // From the recommendation to `stabilized` (before the stabilizer): holds on an invalid
@@ -337,12 +355,22 @@ void Controller::Resolve(const Workload& w, Decision& d) const {
     d.stabilize_reason = "policy gave no valid recommendation; holding";
     return;
   }
-  int rec = d.recommendation.desired;
-  // Safety net over every policy: a required signal without data vetoes a scale-down.
+  if (d.recommendation.desired < 0) {
+    // No policy means this; an overflow somewhere does. Never act on it.
+    d.stabilized = d.constrained = d.current;
+    d.stabilize_reason = "policy recommended " + std::to_string(d.recommendation.desired) +
+                         " replicas (below zero); holding";
+    d.recommendation.valid = false;
+    return;
+  }
+  int rec = std::min(d.recommendation.desired, kMaxReplicaCount);
+  // Safety net over every policy: a required signal without data, or with only part of it,
+  // vetoes a scale-down (a sum over the pods that answered is not the load).
   if (rec < d.current) {
-    for (const auto& name : w.binding.policy->Signals()) {
+    const Policy& policy = *w.binding.policy;
+    for (const auto& name : policy.Signals()) {
       const SignalSnapshot& snap = w.signals.Get(name);
-      if (!snap.ok()) {
+      if (!snap.ok() || (!snap.complete() && !policy.HandlesPartial(name))) {
         d.stabilize_reason = "scale-down vetoed: " + name + " is " +
                              std::string(SignalStatusName(snap.status)) + " (" + snap.detail + ")";
         rec = d.current;
@@ -398,6 +426,13 @@ StoreWrite Controller::WriteOf(const Workload& w, const Decision* d) const {
 
 void Controller::Persist(const std::vector<StoreWrite>& writes, std::vector<Decision*> decisions) {
   const Status st = store_->WriteBatch(writes);
+  if (const std::string event = store_health_.Record(st); !event.empty() && options_.log) {
+    options_.log(event);
+  }
+  if (options_.telemetry) {
+    options_.telemetry->Set("aiscale_store_writable", {}, st.ok() ? 1 : 0);
+    if (!st.ok()) options_.telemetry->Add("aiscale_store_write_errors_total", {});
+  }
   if (st.ok()) return;
   for (Decision* d : decisions) {
     d->action_detail += (d->action_detail.empty() ? "" : "; ") +
@@ -405,7 +440,17 @@ void Controller::Persist(const std::vector<StoreWrite>& writes, std::vector<Deci
   }
 }
 
-void Controller::Count(const Decision& d) const {
+// The policy itself held (no valid recommendation) while a required signal had no data, or
+// only part of it: the same refusal as the Controller's veto, decided one step earlier.
+bool Controller::HeldForMissingData(const Workload& w, const Decision& d) {
+  if (d.recommendation.valid || d.recommendation.rule == "observe_failed") return false;
+  for (const auto& name : w.binding.policy->Signals()) {
+    if (!w.signals.Get(name).complete()) return true;
+  }
+  return false;
+}
+
+void Controller::Count(const Decision& d, bool held_for_missing_data) const {
   Telemetry& t = *options_.telemetry;
   const MetricLabels wl = {{"workload", d.workload}};
   t.Add("aiscale_decisions_total", {{"policy", d.policy}, {"rule", d.recommendation.rule}});
@@ -414,7 +459,7 @@ void Controller::Count(const Decision& d) const {
     t.Add("aiscale_apply_errors_total",
           {wl[0], {"code", std::string(StatusCodeName(d.action_code))}});
   }
-  if (d.vetoed) t.Add("aiscale_scale_down_vetoes_total", wl);
+  if (d.vetoed || held_for_missing_data) t.Add("aiscale_scale_down_vetoes_total", wl);
   const int desired = d.action == Action::kFailed && d.current == 0 ? 0 : d.constrained;
   t.Set("aiscale_workload_desired_replicas", wl, desired);
   t.Set("aiscale_workload_current_replicas", wl,

@@ -16,6 +16,7 @@
 
 #include <atomic>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -27,6 +28,7 @@
 #include "control/live_board.h"
 #include "control/pool_watch.h"
 #include "control/steering_board.h"
+#include "control/store_health.h"
 #include "core/actuator.h"
 #include "core/clock.h"
 #include "core/decision.h"
@@ -34,6 +36,7 @@
 #include "core/policy.h"
 #include "core/pool.h"
 #include "core/pool_allocator.h"
+#include "core/replica_set.h"
 #include "core/scale.h"
 #include "core/store.h"
 #include "core/telemetry.h"
@@ -97,6 +100,8 @@ struct ControllerOptions {
   bool stamp_wall_time = true;
   // Decide and record exactly as live, and never call Apply (`aiscale run --dry-run`).
   bool dry_run = false;
+  // Where events worth one log line go (the Store failing and resuming); null: nowhere.
+  std::function<void(const std::string&)> log;
 };
 
 class Controller {
@@ -167,6 +172,7 @@ class Controller {
     size_t collect_id = 0;
     std::vector<size_t> signal_slots;  // binding.signals[k] -> its slot in `signals`
     bool completed = false;            // the engine said so on the last Observe
+    ReplicaSet replicas;               // the engine's, as of this tick's read
     Workload(WorkloadBinding b) : binding(std::move(b)), signals(binding.history_capacity) {}
   };
   // What Add and Replace check: a policy, an actuator, a source for every signal it reads.
@@ -189,6 +195,7 @@ class Controller {
   int Expected(Workload& w, const PoolClaim& c, TimePoint now) const;
   std::optional<int64_t> StableIdle(double now_s);
   void ReadSignals(Workload& w, TimePoint now, Decision& d);
+  static const ReplicaSet* Replicas(Workload& w);
   void Resolve(const Workload& w, Decision& d) const;
   void RecordCompleted(Decision& d) const;
   void Act(Workload& w, TimePoint now, Decision& d);
@@ -199,7 +206,8 @@ class Controller {
   StoreWrite WriteOf(const Workload& w, const Decision* d) const;
   // Writes the batch; a failure is recorded in every Decision it held (the tick still counts).
   void Persist(const std::vector<StoreWrite>& writes, std::vector<Decision*> decisions);
-  void Count(const Decision& d) const;
+  void Count(const Decision& d, bool held_for_missing_data) const;
+  static bool HeldForMissingData(const Workload& w, const Decision& d);
   void Publish(const std::vector<Decision>& decisions, TimePoint now) const;
 
   Clock& clock_;
@@ -212,6 +220,7 @@ class Controller {
   std::unordered_map<std::string, const Workload*> keys_;
   std::vector<StoreWrite> batch_;             // Tick's writes, one per workload, kept across ticks
   std::shared_ptr<const SteeringMap> steer_;  // the overrides as of this tick's start
+  StoreHealth store_health_;
   std::atomic<bool> may_apply_{true};
   std::optional<PoolSpec> pool_spec_;
   const PoolAllocator* allocator_ = nullptr;

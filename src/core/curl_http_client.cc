@@ -15,7 +15,21 @@ struct Sink {
   HttpResponse* resp;
   size_t max_body;
   bool overflow = false;
+  const std::atomic<bool>* cancelled = nullptr;
 };
+
+// libcurl's progress callback: a non-zero return aborts the transfer.
+int OnProgress(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
+  return static_cast<const Sink*>(user)->cancelled->load() ? 1 : 0;
+}
+
+// The response's Content-Encoding, for a message ("" when it said none).
+std::string EncodingOf(const HttpResponse& resp) {
+  for (const auto& [k, v] : resp.headers) {
+    if (k == "content-encoding") return v;
+  }
+  return "";
+}
 
 size_t OnBody(char* data, size_t size, size_t n, void* user) {
   auto* sink = static_cast<Sink*>(user);
@@ -63,6 +77,11 @@ Status TransportError(CURLcode code, const Sink& sink, const HttpRequest& req, c
   }
   const std::string why = detail[0] ? detail : curl_easy_strerror(code);
   switch (code) {
+    case CURLE_ABORTED_BY_CALLBACK:
+      return Status::Unavailable("unable to read " + where + ": cancelled (stopping)");
+    case CURLE_BAD_CONTENT_ENCODING:
+      return Status::Invalid("unable to read " + where + ": cannot decode its Content-Encoding '" +
+                             EncodingOf(*sink.resp) + "': " + why);
     case CURLE_OPERATION_TIMEDOUT:
       return Status::DeadlineExceeded("unable to read " + where + ": timed out after " +
                                       SecondsText(req.timeout) + " s: " + why);
@@ -133,6 +152,7 @@ size_t OnStreamBody(char* data, size_t size, size_t n, void* user) {
 
 int OnStreamProgress(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
   auto* s = static_cast<StreamSink*>(user);
+  if (s->error_body.cancelled && s->error_body.cancelled->load()) return 1;  // Cancel(): an error
   if (s->handler->cancelled && s->handler->cancelled()) {
     s->stopped = true;
     return 1;  // curl aborts with CURLE_ABORTED_BY_CALLBACK
@@ -158,6 +178,9 @@ void SetCommon(CURL* c, const HttpRequest& req, curl_slist* headers, HttpRespons
   curl_easy_setopt(c, CURLOPT_HEADERDATA, resp);
   curl_easy_setopt(c, CURLOPT_ERRORBUFFER, detail);
   curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+  // Ask for gzip and decode what comes (libcurl's own decoder, zlib): a server that compresses
+  // anyway is read too. Checked after decoding: max_body_bytes bounds the decoded size.
+  curl_easy_setopt(c, CURLOPT_ACCEPT_ENCODING, "gzip");
   SetTls(c, req.tls);
 }
 
@@ -175,14 +198,19 @@ HeaderList MakeHeaders(const HttpRequest& req) {
 Result<HttpResponse> CurlHttpClient::Send(const HttpRequest& req) {
   std::unique_ptr<CURL, void (*)(CURL*)> h(curl_easy_init(), curl_easy_cleanup);
   if (!h) return Status::Internal("unable to create an HTTP handle for " + req.url);
+  if (cancelled_.load()) return Status::Unavailable("unable to send to " + req.url + ": cancelled");
   HttpResponse resp;
-  Sink sink{&resp, req.max_body_bytes};
+  Sink sink{&resp, req.max_body_bytes, false, &cancelled_};
   char detail[CURL_ERROR_SIZE] = {0};
   const HeaderList headers = MakeHeaders(req);
   CURL* c = h.get();
   SetCommon(c, req, headers.get(), &resp, detail);
   curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, &OnBody);
   curl_easy_setopt(c, CURLOPT_WRITEDATA, &sink);
+  // A stopping daemon aborts the transfer (Cancel) instead of waiting out a slow server.
+  curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
+  curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, &OnProgress);
+  curl_easy_setopt(c, CURLOPT_XFERINFODATA, &sink);
 
   const CURLcode rc = curl_easy_perform(c);
   if (rc != CURLE_OK) return TransportError(rc, sink, req, detail);
@@ -199,7 +227,7 @@ Result<HttpResponse> CurlHttpClient::Stream(const HttpRequest& req, const Stream
   StreamSink sink;
   sink.handle = h.get();
   sink.handler = &handler;
-  sink.error_body = Sink{&resp, req.max_body_bytes};
+  sink.error_body = Sink{&resp, req.max_body_bytes, false, &cancelled_};
   char detail[CURL_ERROR_SIZE] = {0};
   const HeaderList headers = MakeHeaders(req);
   CURL* c = h.get();

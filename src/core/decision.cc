@@ -66,7 +66,7 @@ nlohmann::json ToJson(const Decision& d) {
   nlohmann::json inputs = nlohmann::json::array();
   for (const auto& in : d.inputs) {
     nlohmann::json j = {{"name", in.name}, {"status", SignalStatusName(in.status)}};
-    if (in.status == SignalStatus::kOk) {
+    if (HasValues(in.status)) {
       j["value"] = in.value;
       j["sum"] = in.sum;
       j["instances"] = in.instances;

@@ -24,8 +24,9 @@ double NumberOrNaN(const nlohmann::json& v) { return v.is_number() ? v.get<doubl
 }  // namespace
 
 Result<SignalStatus> SignalStatusFromName(std::string_view name) {
-  for (SignalStatus s : {SignalStatus::kOk, SignalStatus::kMissing, SignalStatus::kStale,
-                         SignalStatus::kInvalid, SignalStatus::kFetchFailed}) {
+  for (SignalStatus s :
+       {SignalStatus::kOk, SignalStatus::kMissing, SignalStatus::kStale, SignalStatus::kInvalid,
+        SignalStatus::kFetchFailed, SignalStatus::kPartial}) {
     if (SignalStatusName(s) == name) return s;
   }
   return Status::Error("unknown signal status '" + std::string(name) + "'");
@@ -157,7 +158,7 @@ Result<SignalInput> InputFromCompact(const nlohmann::json& a) {
   in.name = a.at(0).get<std::string>();
   ASSIGN_OR_RETURN(in.status, SignalStatusFromName(a.at(1).get<std::string>()));
   size_t next = 2;
-  if (in.status == SignalStatus::kOk) {
+  if (HasValues(in.status)) {
     in.value = NumberOrNaN(a.at(2));
     in.sum = NumberOrNaN(a.at(3));
     in.instances = a.at(4).get<int>();
@@ -290,7 +291,7 @@ void WriteInputs(CompactWriter& w, const std::vector<SignalInput>& inputs) {
     w.Text(in.name);
     w.out += ',';
     w.Text(SignalStatusName(in.status));
-    if (in.status == SignalStatus::kOk) {
+    if (HasValues(in.status)) {
       w.out += ',';
       w.Number(in.value);
       w.out += ',';

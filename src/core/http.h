@@ -68,6 +68,9 @@ class HttpClient {
   // failure or the timeout mid-body is an error, after the pieces that did arrive. The default
   // (for fakes) sends once and hands the whole body over in one piece.
   virtual Result<HttpResponse> Stream(const HttpRequest& req, const StreamHandler& handler);
+  // True once the client was told to stop (a daemon shutting down): callers may stop long work
+  // on what they fetched (a parse of a huge body) early. Clients that cannot be stopped: false.
+  virtual bool Cancelled() const { return false; }
 };
 
 // The error kind of an HTTP status: 404 kNotFound, 409 kConflict, 401/403 kPermissionDenied,

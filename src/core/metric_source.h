@@ -22,6 +22,9 @@ struct MetricQuery {
   std::string signal;      // canonical name the result is reported as
   std::string expression;  // source-specific (PromQL, exposition metric name); may be empty
   Duration timeout = Seconds(5);
+  // Samples older than this are missing data (the workload's staleness); zero: no bound. A
+  // source that can ask for no older samples (Prometheus's lookback_delta) does.
+  Duration max_age{};
 };
 
 using FetchResult = Result<std::vector<Observation>>;

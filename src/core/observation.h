@@ -15,6 +15,9 @@ struct Observation {
   double value = 0;
   TimePoint at{};     // when the value was measured, not when it was fetched
   bool ready = true;  // for per-pod values: was the pod ready (HPA's unready-pod rules)
+  // The instance names a replica (a `pod` label, a replica target): when it is not one of
+  // the engine's current replicas, the series is foreign (WorkloadSignals::Ingest).
+  bool per_replica = false;
 };
 
 }  // namespace aiscale

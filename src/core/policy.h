@@ -9,6 +9,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -52,6 +53,13 @@ class Policy {
   virtual std::vector<std::string> Signals() const = 0;
   // Signals read only when present (e.g. a job's own `phase`); fetched too, never a veto.
   virtual std::vector<std::string> OptionalSignals() const { return {}; }
+  // True when the policy applies its own rule to a partial `signal` (the HPA's pods without a
+  // metric: Kubernetes assumes they use their target on a scale-down); the Controller then
+  // does not veto a scale-down on that signal for being partial. Missing data still vetoes.
+  virtual bool HandlesPartial(std::string_view signal) const {
+    (void)signal;
+    return false;
+  }
   // What shrinking this workload from `from` to `to` replicas for about `horizon_s` would cost
   // in GPU-seconds of useful work (its restart plus the slowdown, as the policy models them),
   // so a shared pool takes GPUs back where the least progress is lost; nullopt when the policy

@@ -38,7 +38,9 @@ class Store {
     }
     return Status::Ok();
   }
-  // Newest last; at most n.
+  // Newest last; at most n. A stored decision that cannot be decoded (a corrupt row) is
+  // skipped, not an error: one bad row must not hide the rest of the history (a restart would
+  // begin at min_replicas, the API answer 500 for good); the store counts what it skipped.
   virtual Result<std::vector<Decision>> Recent(const std::string& workload, size_t n) = 0;
   virtual Result<PersistentState> LoadState(const std::string& key) = 0;
   virtual Status SaveState(const std::string& key, const PersistentState& state) = 0;

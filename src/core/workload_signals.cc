@@ -1,8 +1,11 @@
 #include "core/workload_signals.h"
 
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
+#include <cstdio>
 
+#include "core/numeric.h"
 #include "core/signal.h"
 
 namespace aiscale {
@@ -19,6 +22,8 @@ std::string_view SignalStatusName(SignalStatus s) {
       return "invalid";
     case SignalStatus::kFetchFailed:
       return "fetch_failed";
+    case SignalStatus::kPartial:
+      return "partial";
   }
   return "unknown";
 }
@@ -45,65 +50,194 @@ size_t WorkloadSignals::Slot(std::string_view signal) {
   return entries_.size() - 1;
 }
 
+namespace {
+
+// Past this many observations duplicates are found by a hash map, below by a scan.
+constexpr size_t kScanUpTo = 16;
+// Instances named in a detail, at most.
+constexpr int kNamed = 3;
+
+void NameOne(std::string& names, int count, std::string_view name) {
+  if (count > kNamed) return;
+  if (!names.empty()) names += ", ";
+  names += count == kNamed ? std::string_view("...") : name;
+}
+
+// True when `obs` are per-replica series: one says so, or one names a current replica.
+bool NamesReplicas(const std::vector<Observation>& obs, const ReplicaSet& replicas) {
+  for (const Observation& o : obs) {
+    if (o.per_replica || (!o.instance.empty() && replicas.Find(o.instance) != ReplicaSet::kNone)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// "45", "0.5": seconds as a person writes them.
+std::string SecondsText(Duration d) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", ToSeconds(d));
+  return buf;
+}
+
+void AppendCount(std::string& s, int n, std::string_view what) {
+  if (n == 0) return;
+  if (!s.empty() && s.back() != '(') s += ", ";
+  s += std::to_string(n);
+  s += ' ';
+  s += what;
+}
+
+}  // namespace
+
+bool WorkloadSignals::IsKept(const SignalSnapshot& snap, size_t kept,
+                             std::string_view instance) const {
+  if (!seen_.empty()) return seen_.count(instance) > 0;
+  for (size_t i = 0; i < kept; ++i) {
+    if (snap.instances[i].instance == instance) return true;
+  }
+  return false;
+}
+
+bool WorkloadSignals::Keep(SignalSnapshot& snap, size_t& kept, const Observation& o) {
+  if (!o.instance.empty()) {
+    size_t prior = kept;
+    if (kept < kScanUpTo && seen_.empty()) {
+      for (size_t i = 0; i < kept; ++i) {
+        if (snap.instances[i].instance == o.instance) prior = i;
+      }
+    } else {
+      if (seen_.empty()) {  // grown past the scan: index what is kept so far
+        for (size_t i = 0; i < kept; ++i) seen_.emplace(snap.instances[i].instance, i);
+      }
+      const auto [it, added] = seen_.emplace(o.instance, kept);
+      if (!added) prior = it->second;
+    }
+    if (prior != kept) {  // a duplicate: the newer sample of the instance stays
+      InstanceValue& iv = snap.instances[prior];
+      if (o.at >= iv.at) iv.value = o.value, iv.at = o.at, iv.ready = o.ready;
+      return false;
+    }
+  }
+  if (kept == snap.instances.size()) snap.instances.emplace_back();
+  InstanceValue& iv = snap.instances[kept++];
+  // Written over the last ingest's entry: a pod's name is usually the same as last time and
+  // longer than a short string, so assigning into the old string keeps its buffer.
+  iv.instance.assign(o.instance);
+  iv.value = o.value;
+  iv.at = o.at;
+  iv.ready = o.ready;
+  return true;
+}
+
 void WorkloadSignals::Ingest(size_t slot, const std::vector<Observation>& obs, TimePoint now,
-                             Duration staleness) {
+                             Duration staleness, const ReplicaSet* replicas) {
   Entry& e = entries_[slot];
   // Rebuilt in place, reusing the buffers of the last ingest: with 10,000 workloads a tick,
   // fresh vectors per ingest cost more than the filtering itself.
   SignalSnapshot& snap = e.snap;
-  snap.status = SignalStatus::kMissing;
   snap.detail.clear();
-  // Written over the last ingest's entries: a pod's name is usually the same as last time and
-  // longer than a short string, so assigning into the old string keeps its buffer where
-  // clear() and push_back would free and allocate one per pod per tick.
-  size_t kept = 0;
-  snap.sum = 0;
-  snap.mean = 0;
-  snap.at = TimePoint{};
   const signals::Range range = e.range;
-  int stale = 0, invalid = 0;
-  for (const Observation& o : obs) {
+  const bool per_replica = replicas != nullptr && NamesReplicas(obs, *replicas);
+  covered_.assign(per_replica ? replicas->size() : 0, false);
+  if (!seen_.empty()) seen_.clear();  // O(buckets): skipped when nothing to clear
+  // No reallocation while ingesting: seen_ may hold views of the kept instances' names.
+  snap.instances.reserve(obs.size());
+  Drops d;
+  size_t kept = 0;
+  dropped_.clear();
+  for (size_t i = 0; i < obs.size(); ++i) {
+    const Observation& o = obs[i];
+    int replica = ReplicaSet::kNone;
+    if (per_replica && !o.instance.empty()) {
+      replica = replicas->Find(o.instance);
+      if (replica == ReplicaSet::kNone) {
+        NameOne(d.foreign_names, ++d.foreign, o.instance);
+        continue;
+      }
+    }
     if (!range.Contains(o.value)) {
-      ++invalid;
-      continue;
+      dropped_.push_back({i, Drop::kInvalid});
+    } else if (o.at > AddSaturating(now, staleness)) {
+      // A clock far off, or a timestamp saturated from centuries ahead.
+      dropped_.push_back({i, Drop::kFuture});
+    } else if (o.at < now - staleness) {
+      dropped_.push_back({i, Drop::kStale});
+    } else {
+      if (!Keep(snap, kept, o)) ++d.duplicates;
+      if (replica != ReplicaSet::kNone) covered_[static_cast<size_t>(replica)] = true;
     }
-    if (o.at < now - staleness || o.at > now + staleness) {
-      ++stale;
-      continue;
+  }
+  // A dropped sample of an instance that also has a kept one is a duplicate series (an old
+  // one beside the live one), not missing data.
+  for (const auto& [i, why] : dropped_) {
+    if (!obs[i].instance.empty() && IsKept(snap, kept, obs[i].instance)) {
+      ++d.duplicates;
+    } else {
+      ++(why == Drop::kInvalid ? d.invalid : why == Drop::kFuture ? d.future : d.stale);
     }
-    if (kept == snap.instances.size()) snap.instances.emplace_back();
-    InstanceValue& iv = snap.instances[kept++];
-    iv.instance.assign(o.instance);
-    iv.value = o.value;
-    iv.at = o.at;
-    iv.ready = o.ready;
-    snap.sum += o.value;
-    if (o.at > snap.at) snap.at = o.at;
   }
   snap.instances.resize(kept);
-  snap.rejected = stale + invalid;
-  if (!snap.instances.empty()) {
-    snap.status = SignalStatus::kOk;
-    snap.mean = snap.sum / static_cast<double>(snap.instances.size());
-    if (snap.rejected > 0) {
-      snap.detail = "dropped " + std::to_string(invalid) + " invalid and " + std::to_string(stale) +
-                    " stale of " + std::to_string(obs.size());
-    }
+  for (size_t r = 0; r < covered_.size(); ++r) {
+    if (!covered_[r] && replicas->ready(r))
+      NameOne(d.silent_names, ++d.silent_replicas, replicas->name(r));
+  }
+  snap.sum = 0;
+  snap.at = TimePoint{};
+  for (const InstanceValue& iv : snap.instances) {
+    // Saturating at the largest finite double: two valid 1e308s must not sum to infinity,
+    // which every policy would read as a NaN somewhere down the line.
+    snap.sum = ClampDouble(snap.sum + iv.value, -DBL_MAX, DBL_MAX, 0);
+    if (iv.at > snap.at) snap.at = iv.at;
+  }
+  snap.mean = kept > 0 ? snap.sum / static_cast<double>(kept) : 0;
+  snap.rejected = d.invalid + d.stale + d.future;
+  snap.foreign = d.foreign;
+  snap.duplicates = d.duplicates;
+  Describe(d, obs.size(), staleness, snap);
+  if (kept > 0) {
     // One history point per ingest, at the newest measurement time.
     e.sums.Append(snap.at, snap.sum);
     e.means.Append(snap.at, snap.mean);
-  } else if (obs.empty()) {
+  }
+}
+
+void WorkloadSignals::Describe(const Drops& d, size_t total, Duration staleness,
+                               SignalSnapshot& snap) {
+  std::string& s = snap.detail;
+  const int dropped = d.invalid + d.stale + d.future;
+  std::string why;
+  AppendCount(why, d.invalid, "NaN, infinite or out of range");
+  AppendCount(why, d.stale, "older than " + SecondsText(staleness) + " s");
+  AppendCount(why, d.future, "stamped in the future");
+  if (!snap.instances.empty()) {
+    snap.status = dropped + d.silent_replicas > 0 ? SignalStatus::kPartial : SignalStatus::kOk;
+    if (dropped > 0) {
+      s = "dropped " + std::to_string(dropped) + " of " + std::to_string(total) + " (" + why + ")";
+    }
+    if (d.silent_replicas > 0) {
+      if (!s.empty()) s += "; ";
+      s += std::to_string(d.silent_replicas) + " ready replica(s) without a value (" +
+           d.silent_names + ")";
+    }
+  } else if (total == 0) {
     snap.status = SignalStatus::kMissing;
-    snap.detail = "no observations";
-  } else if (invalid > 0) {
-    snap.status = SignalStatus::kInvalid;
-    snap.detail = std::to_string(invalid) + " of " + std::to_string(obs.size()) +
-                  " values NaN, infinite or out of range";
-    if (stale > 0) snap.detail += ", " + std::to_string(stale) + " stale";
+    s = "no observations";
+  } else if (dropped == 0) {
+    snap.status = SignalStatus::kMissing;
+    s = "no series of the engine's replicas";
   } else {
-    snap.status = SignalStatus::kStale;
-    snap.detail = "all " + std::to_string(obs.size()) + " values older than " +
-                  std::to_string(ToSeconds(staleness)) + " s";
+    snap.status = d.invalid + d.future > 0 ? SignalStatus::kInvalid : SignalStatus::kStale;
+    s = "all " + std::to_string(dropped) + " values dropped (" + why + ")";
+  }
+  if (d.foreign > 0) {
+    if (!s.empty()) s += "; ";
+    s += "ignored " + std::to_string(d.foreign) + " foreign series (" + d.foreign_names +
+         ": not among the engine's replicas)";
+  }
+  if (d.duplicates > 0) {
+    if (!s.empty()) s += "; ";
+    s += "counted " + std::to_string(d.duplicates) + " duplicate series once (newest sample)";
   }
 }
 
@@ -115,7 +249,11 @@ void WorkloadSignals::MarkFetchFailed(size_t slot, std::string detail) {
 }
 
 const SignalSnapshot& WorkloadSignals::Get(std::string_view signal) const {
-  static const SignalSnapshot kNever{SignalStatus::kMissing, "never observed", {}, 0, 0, {}, 0};
+  static const SignalSnapshot kNever = [] {
+    SignalSnapshot s;
+    s.detail = "never observed";
+    return s;
+  }();
   const Entry* e = Find(signal);
   return e ? e->snap : kNever;
 }

@@ -1,9 +1,14 @@
 // WorkloadSignals: what a policy may know about one workload's signals at a tick.
 //
-// Why: staleness, NaN, infinity and out-of-range filtering happen here, once, for every
-// source. For each signal it keeps the latest snapshot (valid per-instance values, their sum
-// and mean, or the reason there is no data) and bounded histories of the per-tick sum and mean.
-// A signal with status != kOk is missing data: policies must not scale down on it.
+// Why: staleness, NaN, infinity, out-of-range and future-timestamp filtering happen here,
+// once, for every source. For each signal it keeps the latest snapshot (valid per-instance
+// values, their sum and mean, or the reason there is no data) and bounded histories of the
+// per-tick sum and mean. A signal without values (ok() false) is missing data; one with values
+// of which some were dropped, or with a ready replica that reported none, is kPartial: policies
+// may use its values (a lower bound on what is there) but the Controller vetoes a scale-down on
+// it. Given the engine's replicas (ReplicaSet), per-replica series are matched to them: series
+// of other instances are foreign and ignored, duplicates of one instance count once (the newest
+// sample), and the detail says so.
 // A signal is looked up by name, or by the index Slot() gave it (the Controller resolves its
 // bound signals once, not by string every tick). References returned stay valid for the
 // object's life. Not thread-safe; the Controller owns one per workload.
@@ -12,16 +17,25 @@
 #include <deque>
 #include <string>
 #include <string_view>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "core/observation.h"
+#include "core/replica_set.h"
 #include "core/signal.h"
 #include "core/time_series.h"
 
 namespace aiscale {
 
-enum class SignalStatus { kOk, kMissing, kStale, kInvalid, kFetchFailed };
+// kPartial: some values usable, some dropped (see the class comment). Appended last: the
+// numeric values are not stored, the names are.
+enum class SignalStatus { kOk, kMissing, kStale, kInvalid, kFetchFailed, kPartial };
 std::string_view SignalStatusName(SignalStatus s);
+// True for the statuses that carry values (kOk and kPartial).
+inline bool HasValues(SignalStatus s) {
+  return s == SignalStatus::kOk || s == SignalStatus::kPartial;
+}
 
 struct InstanceValue {
   std::string instance;
@@ -36,9 +50,14 @@ struct SignalSnapshot {
   std::vector<InstanceValue> instances;  // valid values only
   double sum = 0;
   double mean = 0;
-  TimePoint at{};    // newest valid measurement
-  int rejected = 0;  // observations dropped in the last ingest
-  bool ok() const { return status == SignalStatus::kOk; }
+  TimePoint at{};      // newest valid measurement
+  int rejected = 0;    // observations dropped in the last ingest (invalid, stale, future)
+  int foreign = 0;     // series of instances that are not the engine's replicas, ignored
+  int duplicates = 0;  // series repeating an instance already counted
+  // Has values to use (kOk or kPartial); a partial signal still vetoes a scale-down.
+  bool ok() const { return HasValues(status); }
+  // Every value usable and every ready replica reporting.
+  bool complete() const { return status == SignalStatus::kOk; }
 };
 
 class WorkloadSignals {
@@ -50,12 +69,17 @@ class WorkloadSignals {
   size_t Slot(std::string_view signal);
 
   // Replaces the snapshot of `signal` with the valid subset of `obs` (all for that signal).
-  // Values older than now - staleness, NaN, inf or out of range are dropped and counted.
+  // Values older than now - staleness, stamped later than now + staleness, NaN, inf or out of
+  // range are dropped and counted. `replicas` (null: the engine does not say) are the
+  // workload's replicas now: when some observation names one of them, or says it names a
+  // replica (Observation::per_replica), the signal is per-replica, and observations of other
+  // instances are foreign.
   void Ingest(std::string_view signal, const std::vector<Observation>& obs, TimePoint now,
-              Duration staleness) {
-    Ingest(Slot(signal), obs, now, staleness);
+              Duration staleness, const ReplicaSet* replicas = nullptr) {
+    Ingest(Slot(signal), obs, now, staleness, replicas);
   }
-  void Ingest(size_t slot, const std::vector<Observation>& obs, TimePoint now, Duration staleness);
+  void Ingest(size_t slot, const std::vector<Observation>& obs, TimePoint now, Duration staleness,
+              const ReplicaSet* replicas = nullptr);
   // Records that the source could not be asked (the fetch failed): missing data.
   void MarkFetchFailed(std::string_view signal, std::string detail) {
     MarkFetchFailed(Slot(signal), std::move(detail));
@@ -71,6 +95,13 @@ class WorkloadSignals {
   std::vector<std::string> Names() const;  // in name order
 
  private:
+  // What one ingest dropped or set aside, and why.
+  struct Drops {
+    int invalid = 0, stale = 0, future = 0, foreign = 0, duplicates = 0;
+    int silent_replicas = 0;    // ready replicas without a value
+    std::string foreign_names;  // the first few, for the detail
+    std::string silent_names;   // likewise
+  };
   struct Entry {
     std::string name;
     signals::Range range;  // looked up once, not per ingest
@@ -83,8 +114,21 @@ class WorkloadSignals {
   static constexpr size_t kNone = static_cast<size_t>(-1);
   size_t IndexOf(std::string_view signal) const;  // kNone when absent
   const Entry* Find(std::string_view signal) const;
+  // Keeps `o` in snap.instances[kept] unless an earlier one names the same instance (then the
+  // newer of the two stays); returns false for a duplicate.
+  bool Keep(SignalSnapshot& snap, size_t& kept, const Observation& o);
+  bool IsKept(const SignalSnapshot& snap, size_t kept, std::string_view instance) const;
+  static void Describe(const Drops& d, size_t total, Duration staleness, SignalSnapshot& snap);
   size_t history_capacity_;
-  std::deque<Entry> entries_;  // in the order first seen; a deque, so references stay valid
+  std::deque<Entry> entries_;
+  // Scratch reused by every ingest: instance -> index into the snapshot, and which replicas
+  // reported.
+  std::unordered_map<std::string_view, size_t> seen_;
+  std::vector<bool> covered_;
+  enum class Drop { kInvalid, kStale, kFuture };
+  std::vector<std::pair<size_t, Drop>>
+      dropped_;  // index into the observations, why  // in the order first seen; a deque, so
+                 // references stay valid
 };
 
 }  // namespace aiscale

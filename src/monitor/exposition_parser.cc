@@ -7,6 +7,8 @@
 #include <cstring>
 #include <unordered_map>
 
+#include "core/numeric.h"
+
 namespace aiscale::monitor {
 
 std::string_view MetricTypeName(MetricType t) {
@@ -224,7 +226,9 @@ Result<Exposition> ExpositionBuilder::Build() {
   while (p < end) {
     const char* nl = static_cast<const char*>(std::memchr(p, '\n', end - p));
     const char* line_end = nl ? nl : end;
-    ++line_no_;
+    if ((++line_no_ & 4095) == 0 && limits_.cancelled && limits_.cancelled()) {
+      return Status::Unavailable("cancelled at line " + std::to_string(line_no_));
+    }
     std::string_view line(p, line_end - p);
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     RETURN_IF_ERROR(ParseLine(line));
@@ -469,7 +473,7 @@ Status ExpositionBuilder::ParseValueAndTimestamp(std::string_view rest, Sample* 
       if (!ParseDouble(tok, &secs) || !std::isfinite(secs)) {
         return Fail("invalid timestamp \"" + std::string(tok) + "\"");
       }
-      s->timestamp_ms = std::llround(secs * 1000.0);
+      s->timestamp_ms = SaturatingToInt64(std::round(secs * 1000.0));  // llround of 1e300 is UB
     } else if (!ParseInt64(tok, &s->timestamp_ms)) {
       return Fail("invalid timestamp \"" + std::string(tok) + "\" (integer milliseconds)");
     }

@@ -21,6 +21,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -79,6 +80,9 @@ struct ParseLimits {
   size_t max_bytes = 64u << 20;
   size_t max_samples = 1'000'000;
   size_t max_labels_per_sample = 64;
+  // Asked every few thousand lines; true stops the parse with kUnavailable "cancelled" (a
+  // stopping daemon does not wait out a parse of a huge target). Null: never.
+  std::function<bool()> cancelled;
 };
 
 class Exposition {

@@ -66,7 +66,21 @@ std::string InstanceOf(const PromSeries& s) {
 }
 
 Observation ToObservation(const PromSeries& s, const std::string& signal) {
-  return Observation{signal, InstanceOf(s), s.value, TimePoint(Seconds(s.timestamp_s)), true};
+  // Seconds() saturates: a sample stamped centuries ahead reads as far in the future (invalid
+  // in WorkloadSignals), never as a wrapped "about now". A `pod` label names a replica.
+  Observation o{signal, InstanceOf(s), s.value, TimePoint(Seconds(s.timestamp_s)), true};
+  o.per_replica = s.Label("pod") != nullptr;
+  return o;
+}
+
+// The shortest max_age the queries in `idx` ask for (zero when none asks).
+Duration LookbackOf(const std::vector<MetricQuery>& qs, const std::vector<size_t>& idx) {
+  Duration out{};
+  for (size_t i : idx) {
+    const Duration a = qs[i].max_age;
+    if (a > Duration::zero() && (out == Duration::zero() || a < out)) out = a;
+  }
+  return out;
 }
 
 Duration TimeoutOf(const MetricQuery& q, Duration source_timeout) {
@@ -188,7 +202,8 @@ Status PrometheusSource::BearerToken(std::string& token) {
   return Status::Ok();
 }
 
-PrometheusSource::Answer PrometheusSource::Query(const std::string& promql, Duration timeout) {
+PrometheusSource::Answer PrometheusSource::Query(const std::string& promql, Duration timeout,
+                                                 Duration lookback) {
   std::string token;
   if (Status st = BearerToken(token); !st.ok()) return {st, {}};
   HttpRequest req;
@@ -196,7 +211,16 @@ PrometheusSource::Answer PrometheusSource::Query(const std::string& promql, Dura
   req.max_body_bytes = cfg_.max_body_bytes;
   req.tls = cfg_.tls;
   const long long ms = std::max<long long>(1, timeout.count() / 1000000);
-  const std::string form = "query=" + UrlEncode(promql) + "&timeout=" + std::to_string(ms) + "ms";
+  std::string form = "query=" + UrlEncode(promql) + "&timeout=" + std::to_string(ms) + "ms";
+  if (lookback > Duration::zero()) {
+    // An instant query stamps every sample with the evaluation time, so a sample served from
+    // Prometheus's 5-minute lookback (a replica stopped minutes ago, more so right after a
+    // Prometheus restart) looks fresh here. Asking for no older samples is the only way to
+    // see its age; servers before lookback_delta ignore the parameter.
+    form += "&lookback_delta=";
+    form += std::to_string(std::max<long long>(1, lookback.count() / 1000000));
+    form += "ms";
+  }
   if (query_url_.size() + 1 + form.size() <= cfg_.max_get_url_bytes) {
     req.url = query_url_ + "?" + form;
   } else {  // the API takes the same parameters as a form body (docs/querying/api.md)
@@ -247,7 +271,7 @@ FetchResult PrometheusSource::Convert(const Answer& a, const MetricQuery& q) con
 FetchResult PrometheusSource::Fetch(const MetricQuery& q, TimePoint /*now*/) {
   Result<std::string> promql = Expanded(q);
   if (!promql.ok()) return promql.status();
-  return Convert(Query(*promql, TimeoutOf(q, cfg_.timeout)), q);
+  return Convert(Query(*promql, TimeoutOf(q, cfg_.timeout), q.max_age), q);
 }
 
 void PrometheusSource::FetchEach(const std::vector<size_t>& idx, const std::vector<MetricQuery>& qs,
@@ -266,7 +290,7 @@ void PrometheusSource::FetchEach(const std::vector<size_t>& idx, const std::vect
   for (const auto& [promql, members] : by_promql) {
     Duration timeout = cfg_.timeout;
     for (size_t i : members) timeout = std::min(timeout, TimeoutOf(qs[i], cfg_.timeout));
-    const Answer a = Query(promql, timeout);
+    const Answer a = Query(promql, timeout, LookbackOf(qs, members));
     for (size_t i : members) out[i] = Convert(a, qs[i]);
   }
 }
@@ -290,7 +314,7 @@ void PrometheusSource::FetchGroup(const Group& g, const std::vector<MetricQuery>
         timeout = std::min(timeout, TimeoutOf(qs[i], cfg_.timeout));
       }
     }
-    Answer a = Query(g.plan.Query(chunk), timeout);
+    Answer a = Query(g.plan.Query(chunk), timeout, LookbackOf(qs, members));
     for (const PromSeries& s : a.result.series) {
       const std::string* name = s.Label(g.plan.label);
       if (name == nullptr) {

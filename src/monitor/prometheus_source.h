@@ -5,8 +5,10 @@
 // per batchable template per round (LABEL="{workload}" becomes LABEL=~"a|b|...") and routes
 // each returned series to the workload named by its LABEL value; the others are sent one by
 // one. Observation.instance is the series' `pod` label, else `instance`, else its labels
-// rendered compactly, else empty; Observation.at is the sample's timestamp (wall-anchored
-// TimePoint, so Seconds(unix_ts)).
+// rendered compactly, else empty (a `pod` label marks the observation per_replica);
+// Observation.at is the sample's timestamp (wall-anchored TimePoint, so Seconds(unix_ts)). A
+// query's max_age is sent as lookback_delta (a batch sends its members' shortest), so samples
+// Prometheus would serve from its lookback are not returned as fresh.
 //
 // Errors read "unable to query prometheus <name> for <signal> of <workload>: <cause>" with a
 // code: refused/reset/5xx kUnavailable, timeout kDeadlineExceeded, a Prometheus error by its
@@ -57,7 +59,8 @@ class PrometheusSource final : public MetricSource {
 
   // Sends one PromQL query; the raw body parsed, or why not (cause only, not yet wrapped).
   struct Answer;
-  Answer Query(const std::string& promql, Duration timeout);
+  // `lookback` > 0 asks Prometheus for no sample older than it (lookback_delta).
+  Answer Query(const std::string& promql, Duration timeout, Duration lookback);
   // The query's PromQL for its workload, or a wrapped kInvalid.
   Result<std::string> Expanded(const MetricQuery& q) const;
   FetchResult Convert(const Answer& a, const MetricQuery& q) const;

@@ -4,10 +4,12 @@
 #include <charconv>
 #include <chrono>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <map>
 #include <unordered_map>
 
+#include "core/numeric.h"
 #include "core/signal.h"
 #include "monitor/histogram_quantile.h"
 
@@ -17,8 +19,12 @@ namespace {
 using Labels = std::vector<std::pair<std::string, std::string>>;
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
+// Saturating: milliseconds past ~292 years wrapped in the conversion to nanoseconds, and a
+// sample stamped centuries ahead read as "about now". It now reads as far in the future,
+// which WorkloadSignals drops as invalid.
 TimePoint SampleTime(const Sample& s, TimePoint scrape_at) {
-  return s.has_timestamp ? TimePoint(std::chrono::milliseconds(s.timestamp_ms)) : scrape_at;
+  if (!s.has_timestamp) return scrape_at;
+  return TimePoint(Duration(SaturatingMul(s.timestamp_ms, 1'000'000)));
 }
 
 // The identity of a series across scrapes: its labels except `le`, sorted.
@@ -68,20 +74,39 @@ bool IsPart(const MetricFamily& f, std::string_view name, Part part) {
   return false;
 }
 
-// Calls fn(sample) for every sample of `sel.metric` that is `part` and matches the selector.
+// Whether to go on: asks `cancelled` every 4096 samples (a stopping daemon does not wait out
+// the evaluation of a huge target); once it said yes, stays stopped.
+class Budget {
+ public:
+  explicit Budget(const std::function<bool()>& cancelled) : cancelled_(cancelled) {}
+  bool Stopped() {
+    if (!stopped_ && cancelled_ && (++n_ & 4095) == 0) stopped_ = cancelled_();
+    return stopped_;
+  }
+  bool stopped() const { return stopped_; }
+
+ private:
+  const std::function<bool()>& cancelled_;
+  size_t n_ = 0;
+  bool stopped_ = false;
+};
+
+// Calls fn(sample) for every sample of `sel.metric` that is `part` and matches the selector,
+// until `budget` says stop.
 template <typename Fn>
-void ForEachSample(const Exposition& e, const Selector& sel, Part part, Fn&& fn) {
+void ForEachSample(const Exposition& e, const Selector& sel, Part part, Budget& budget, Fn&& fn) {
   for (const MetricFamily* f : e.FindFamilies(sel.metric)) {
     for (const Sample& s : e.SamplesOf(*f)) {
+      if (budget.Stopped()) return;
       if (IsPart(*f, s.name, part) && sel.Matches(e, s)) fn(s);
     }
   }
 }
 
-std::vector<SeriesPoint> Gauges(const Selector& sel, const Scrape& cur) {
+std::vector<SeriesPoint> Gauges(const Selector& sel, const Scrape& cur, Budget& budget) {
   std::vector<SeriesPoint> out;
   const Exposition& e = *cur.exposition;
-  ForEachSample(e, sel, Part::kValue, [&](const Sample& s) {
+  ForEachSample(e, sel, Part::kValue, budget, [&](const Sample& s) {
     SeriesPoint p;
     SeriesKey(e, s, &p.labels);
     p.value = s.value;
@@ -96,18 +121,19 @@ struct Reading {
   TimePoint at;
 };
 
-std::vector<SeriesPoint> Rates(const Selector& sel, std::span<const Scrape> history) {
+std::vector<SeriesPoint> Rates(const Selector& sel, std::span<const Scrape> history,
+                               Budget& budget) {
   // Older scrapes indexed by series; the current one is walked directly.
   std::vector<std::unordered_map<std::string, Reading>> older(history.size() - 1);
   for (size_t i = 0; i + 1 < history.size(); ++i) {
     const Exposition& e = *history[i].exposition;
-    ForEachSample(e, sel, Part::kCounterTotal, [&](const Sample& s) {
+    ForEachSample(e, sel, Part::kCounterTotal, budget, [&](const Sample& s) {
       older[i].emplace(SeriesKey(e, s, nullptr), Reading{s.value, SampleTime(s, history[i].at)});
     });
   }
   std::vector<SeriesPoint> out;
   const Scrape& cur = history.back();
-  ForEachSample(*cur.exposition, sel, Part::kCounterTotal, [&](const Sample& s) {
+  ForEachSample(*cur.exposition, sel, Part::kCounterTotal, budget, [&](const Sample& s) {
     SeriesPoint p;
     const std::string key = SeriesKey(*cur.exposition, s, &p.labels);
     std::vector<double> values;
@@ -142,11 +168,11 @@ struct HistSeries {
 };
 using HistIndex = std::unordered_map<std::string, HistSeries>;
 
-Result<HistIndex> GroupBuckets(const Selector& sel, const Scrape& scrape) {
+Result<HistIndex> GroupBuckets(const Selector& sel, const Scrape& scrape, Budget& budget) {
   const Exposition& e = *scrape.exposition;
   HistIndex index;
   Status bad;
-  ForEachSample(e, sel, Part::kBucket, [&](const Sample& s) {
+  ForEachSample(e, sel, Part::kBucket, budget, [&](const Sample& s) {
     double le = 0;
     if (!ParseLe(e.Label(s, "le"), &le)) {
       bad = Status::Invalid("histogram " + sel.metric + " has a bucket with le=\"" +
@@ -182,13 +208,14 @@ std::vector<Bucket> BucketIncreases(const std::string& key, const HistSeries& cu
   return out;
 }
 
-Result<std::vector<SeriesPoint>> Quantiles(const Selector& sel, std::span<const Scrape> history) {
+Result<std::vector<SeriesPoint>> Quantiles(const Selector& sel, std::span<const Scrape> history,
+                                           Budget& budget) {
   std::vector<HistIndex> older;
   for (size_t i = 0; i + 1 < history.size(); ++i) {
-    ASSIGN_OR_RETURN(HistIndex idx, GroupBuckets(sel, history[i]));
+    ASSIGN_OR_RETURN(HistIndex idx, GroupBuckets(sel, history[i], budget));
     older.push_back(std::move(idx));
   }
-  ASSIGN_OR_RETURN(HistIndex cur, GroupBuckets(sel, history.back()));
+  ASSIGN_OR_RETURN(HistIndex cur, GroupBuckets(sel, history.back(), budget));
   std::vector<SeriesPoint> out;
   std::map<double, double> merged;  // for aggregation: increases summed by le
   TimePoint merged_at{};
@@ -249,13 +276,14 @@ Selector Plain(std::string_view metric, Aggregation agg = Aggregation::kNone,
 }
 
 Result<std::vector<SeriesPoint>> UsedFraction(const PresetSignal& ps,
-                                              std::span<const Scrape> history) {
+                                              std::span<const Scrape> history,
+                                              const std::function<bool()>& cancelled) {
   for (size_t i = 0; i + 1 < ps.metrics.size(); i += 2) {
-    auto used = EvaluateSelector(Plain(ps.metrics[i]), history);
+    auto used = EvaluateSelector(Plain(ps.metrics[i]), history, cancelled);
     if (!used.ok() && used.status().IsNotFound()) continue;
     if (!used.ok()) return used.status();
     ASSIGN_OR_RETURN(std::vector<SeriesPoint> free,
-                     EvaluateSelector(Plain(ps.metrics[i + 1]), history));
+                     EvaluateSelector(Plain(ps.metrics[i + 1]), history, cancelled));
     std::unordered_map<std::string, const SeriesPoint*> by_key;
     for (const SeriesPoint& f : free) by_key[KeyOf(f.labels)] = &f;
     std::vector<SeriesPoint> out;
@@ -274,9 +302,10 @@ Result<std::vector<SeriesPoint>> UsedFraction(const PresetSignal& ps,
 }
 
 // A phase reported as one 0/1 gauge per phase label, or as a plain number.
-Result<std::vector<SeriesPoint>> PhaseOf(const PresetSignal& ps, std::span<const Scrape> history) {
+Result<std::vector<SeriesPoint>> PhaseOf(const PresetSignal& ps, std::span<const Scrape> history,
+                                         const std::function<bool()>& cancelled) {
   ASSIGN_OR_RETURN(std::vector<SeriesPoint> points,
-                   EvaluateSelector(Plain(ps.metrics.at(0)), history));
+                   EvaluateSelector(Plain(ps.metrics.at(0)), history, cancelled));
   std::map<Labels, SeriesPoint> by_series;  // labels without `phase`
   for (SeriesPoint& p : points) {
     auto it = std::find_if(p.labels.begin(), p.labels.end(),
@@ -302,33 +331,41 @@ Result<std::vector<SeriesPoint>> PhaseOf(const PresetSignal& ps, std::span<const
 }  // namespace
 
 Result<std::vector<SeriesPoint>> EvaluateSelector(const Selector& sel,
-                                                  std::span<const Scrape> history) {
+                                                  std::span<const Scrape> history,
+                                                  const std::function<bool()>& cancelled) {
   if (history.empty()) return Status::Internal("no scrape to evaluate " + sel.metric + " on");
   auto fams = history.back().exposition->FindFamilies(sel.metric);
   if (fams.empty()) return Status::NotFound("no metric " + sel.metric + " in the exposition");
+  Budget budget(cancelled);
+  Result<std::vector<SeriesPoint>> out = std::vector<SeriesPoint>{};
   switch (EffectiveType(*fams.front())) {
     case MetricType::kCounter:
-      return Aggregate(sel.aggregation, Rates(sel, history));
+      out = Aggregate(sel.aggregation, Rates(sel, history, budget));
+      break;
     case MetricType::kHistogram:
     case MetricType::kGaugeHistogram:
-      return Quantiles(sel, history);
+      out = Quantiles(sel, history, budget);
+      break;
     default:
-      return Aggregate(sel.aggregation, Gauges(sel, history.back()));
+      out = Aggregate(sel.aggregation, Gauges(sel, history.back(), budget));
   }
+  if (budget.stopped()) return Status::Unavailable("cancelled while evaluating " + sel.metric);
+  return out;
 }
 
 Result<std::vector<SeriesPoint>> EvaluatePresetSignal(const PresetSignal& ps,
-                                                      std::span<const Scrape> history) {
+                                                      std::span<const Scrape> history,
+                                                      const std::function<bool()>& cancelled) {
   switch (ps.kind) {
     case PresetKind::kUsedFraction:
-      return UsedFraction(ps, history);
+      return UsedFraction(ps, history, cancelled);
     case PresetKind::kPhase:
-      return PhaseOf(ps, history);
+      return PhaseOf(ps, history, cancelled);
     case PresetKind::kSelect:
       break;
   }
   for (std::string_view m : ps.metrics) {
-    auto r = EvaluateSelector(Plain(m, ps.aggregation, ps.quantile), history);
+    auto r = EvaluateSelector(Plain(m, ps.aggregation, ps.quantile), history, cancelled);
     if (r.ok() || !r.status().IsNotFound()) return r;
   }
   std::string names;

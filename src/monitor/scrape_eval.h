@@ -10,6 +10,7 @@
 // kNotFound; a histogram bucket with a malformed `le` is kInvalid.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -35,11 +36,15 @@ struct SeriesPoint {
   TimePoint at;      // the sample's own timestamp if it had one, else the scrape's
 };
 
+// `cancelled` (empty: never) is asked every few thousand samples; when it says yes the result
+// is kUnavailable (a stopping daemon does not wait out a huge target).
 Result<std::vector<SeriesPoint>> EvaluateSelector(const Selector& sel,
-                                                  std::span<const Scrape> history);
+                                                  std::span<const Scrape> history,
+                                                  const std::function<bool()>& cancelled = {});
 
 // A preset signal: the first of its metric names the current scrape has is evaluated.
 Result<std::vector<SeriesPoint>> EvaluatePresetSignal(const PresetSignal& ps,
-                                                      std::span<const Scrape> history);
+                                                      std::span<const Scrape> history,
+                                                      const std::function<bool()>& cancelled = {});
 
 }  // namespace aiscale::monitor

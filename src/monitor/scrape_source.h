@@ -11,6 +11,7 @@
 //     path: /metrics        # for targets: replicas
 //     timeout: 2s
 //     max_body_bytes: 16Mi  # or a number; Ki/Mi/Gi binary, K/M/G decimal
+//     max_series: 1000000   # samples per scrape (each histogram bucket is one); more is kInvalid
 //     window: 30s           # rate / quantile window
 //
 // What a query means: MetricQuery::expression empty -> the preset's mapping for q.signal
@@ -25,6 +26,8 @@
 // a `now` within kReuseWithin of it (signals of one workload fetched at one tick), its error
 // included; concurrent queries for one target wait for the one request in flight.
 //
+// Naming a target's series is linear in their number (a hash of label values, never each
+// series against every other).
 // Observations: one per series, or one per target when the preset (or agg(...)) reduces; the
 // instance is the replica's name (targets: replicas) or host:port of the URL (a dcgm Hostname
 // label replaces it), plus "/<label value>" naming the series (gpu, engine...) when a target
@@ -64,6 +67,7 @@ struct ScrapeSourceConfig {
   std::string path = "/metrics";  // for replicas
   Duration timeout = Seconds(2);  // per request (a query's own timeout caps it further)
   size_t max_body_bytes = 16u << 20;
+  size_t max_series = 1'000'000;  // per target and scrape (ParseLimits::max_samples)
   Duration window = Seconds(30);
 
   // Reads one `sources:` entry; errors (unknown fields, bad values) go to node's ConfigErrors

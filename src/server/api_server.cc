@@ -1,29 +1,35 @@
 #include "server/api_server.h"
 
-#include <sys/socket.h>
-
-#include <cerrno>
 #include <chrono>
-#include <cstring>
-
-#include <httplib.h>
+#include <string>
 
 #include "server/api_handlers.h"
 #include "server/json_views.h"
+#include "server/library_server.h"
 #include "server/operator_routes.h"
 
 namespace aiscale::server {
 namespace {
 
 constexpr const char* kRequestsTotal = "aiscale_api_requests_total";
+constexpr const char* kRejectedTotal = "aiscale_api_rejected_total";
 constexpr std::string_view kWorkloadsPath = "/api/v1/workloads";
 constexpr std::string_view kDecisionsSuffix = "/decisions";
 
-enum class Route { kNone, kHealthz, kReadyz, kMetrics, kWorkloads, kWorkload, kDecisions };
+enum class Route {
+  kNone,
+  kHealthz,
+  kReadyz,
+  kMetrics,
+  kWorkloads,
+  kWorkload,
+  kDecisions,
+  kEmptyName  // /api/v1/workloads//decisions: a workload path without its name
+};
 
 std::string_view RouteName(Route r) {
-  static constexpr std::string_view kNames[] = {"none",      "healthz",  "readyz",   "metrics",
-                                                "workloads", "workload", "decisions"};
+  static constexpr std::string_view kNames[] = {"none",      "healthz",  "readyz",    "metrics",
+                                                "workloads", "workload", "decisions", "none"};
   return kNames[static_cast<int>(r)];
 }
 
@@ -40,11 +46,13 @@ Route RouteOf(std::string_view path, std::string* name) {
   }
   std::string_view rest = path.substr(kWorkloadsPath.size() + 1);
   Route route = Route::kWorkload;
-  if (rest.size() > kDecisionsSuffix.size() && rest.ends_with(kDecisionsSuffix)) {
+  if (rest.size() >= kDecisionsSuffix.size() && rest.ends_with(kDecisionsSuffix)) {
     rest.remove_suffix(kDecisionsSuffix.size());
     route = Route::kDecisions;
   }
-  if (rest.empty() || rest.back() == '/') return Route::kNone;
+  // "//decisions", "//x": a name (or namespace) that is empty.
+  if (rest.empty() || rest.front() == '/') return Route::kEmptyName;
+  if (rest.back() == '/') return Route::kNone;
   *name = std::string(rest);
   return route;
 }
@@ -61,6 +69,9 @@ ApiServer::ApiServer(ServerOptions options, const LiveView& view, Store* store,
     : options_(std::move(options)), view_(view), store_(store), telemetry_(telemetry) {
   telemetry_.DeclareCounter(kRequestsTotal,
                             "HTTP requests answered by the API server, by route and status code.");
+  telemetry_.DeclareCounter(kRejectedTotal,
+                            "Connections or requests the API server refused or closed over a "
+                            "limit, by reason (head_too_large, timeout, evicted...).");
 }
 
 ApiServer::~ApiServer() { Stop(); }
@@ -80,6 +91,9 @@ void ApiServer::Routes() {
       reply = std::move(*r);
     } else if (route == Route::kNone) {
       reply = ErrorReply(404, "no such path: " + req.path);
+    } else if (route == Route::kEmptyName) {
+      reply = ErrorReply(400, "no workload name in " + req.path +
+                                  ": use /api/v1/workloads/{namespace/name or name}[/decisions]");
     } else if (req.method != "GET" && req.method != "HEAD") {
       reply = ErrorReply(405, "method " + req.method + " not allowed: the API is read-only");
       res.set_header("Allow", "GET, HEAD");
@@ -126,60 +140,55 @@ void ApiServer::Routes() {
   });
 }
 
+// A whole response for a request the listener refuses itself, in the API's JSON error form.
+static std::string RefusalResponse(int status, const std::string& why) {
+  const Reply r = ErrorReply(status, why);
+  std::string out = "HTTP/1.1 " + std::to_string(status) + " ";
+  out += ReasonOf(status);  // the reason phrase is informative only (RFC 9112 4)
+  out += "\r\nContent-Type: ";
+  out += r.content_type;
+  out += "\r\nContent-Length: ";
+  out += std::to_string(r.body.size());
+  out += "\r\nConnection: close\r\n\r\n";
+  out += r.body;
+  return out;
+}
+
 Status ApiServer::Start() {
   const std::string address = Address(options_.host, options_.port);
   if (http_) return Status::Conflict("api server already serving on " + address);
   if (options_.port < 0 || options_.port > 65535) {
     return Status::Invalid("invalid api server port in " + address + ": must be 0..65535");
   }
-  http_ = std::make_unique<httplib::Server>();
-  // SO_REUSEADDR only: httplib's default adds SO_REUSEPORT, with which a second daemon on the
-  // same port would bind without error and silently share the traffic.
-  http_->set_socket_options([](socket_t sock) {
-    int yes = 1;
-    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
-  });
-  http_->set_payload_max_length(64 * 1024);  // no endpoint takes a body
-  // Stop waits for every worker, and a worker waits out an idle keep-alive connection or a
-  // slow client; these bound Stop to about 2 s (a scrape every 15 s gains nothing from a longer
-  // keep-alive anyway).
-  http_->set_keep_alive_timeout(1);
-  http_->set_read_timeout(2);
-  http_->set_write_timeout(2);
+  http_ = std::make_unique<LibraryServer>();
+  http_->set_payload_max_length(options_.limits.head.max_body_bytes);
+  http_->set_keep_alive_max_count(options_.limits.max_requests_per_connection);
+  http_->set_keep_alive_timeout(
+      std::chrono::duration_cast<std::chrono::seconds>(options_.limits.idle_timeout).count());
   Routes();
-  errno = 0;
-  const int port = options_.port == 0
-                       ? http_->bind_to_any_port(options_.host)
-                       : (http_->bind_to_port(options_.host, options_.port) ? options_.port : -1);
-  if (port <= 0) {
-    const int err = errno;
+  ListenerHandlers h;
+  h.process = [this](std::string_view request, const Peer& peer, bool keep_alive, bool& close) {
+    return http_->Process(request, peer, keep_alive, close);
+  };
+  h.reject = RefusalResponse;
+  h.fast = [](std::string_view path) { return path == "/healthz" || path == "/readyz"; };
+  h.on_reject = [this](std::string_view reason) {
+    telemetry_.Add(kRejectedTotal, {{"reason", std::string(reason)}});
+  };
+  listener_ = std::make_unique<HttpListener>(options_.host, options_.port, options_.limits, h);
+  if (Status st = listener_->Start(); !st.ok()) {
+    listener_.reset();
     http_.reset();
-    return Status::Unavailable("unable to listen on " + address + ": " +
-                               (err ? std::strerror(err) : "bind failed") +
-                               " (is another process using the port?)");
+    return st;
   }
-  port_ = port;
-  listening_done_ = false;
-  thread_ = std::thread([this] {
-    http_->listen_after_bind();
-    listening_done_ = true;
-  });
-  // httplib's stop() is a no-op until its loop runs, so Stop right after Start would hang
-  // unless Start waits for the loop (a few microseconds).
-  while (!http_->is_running() && !listening_done_) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  if (listening_done_) {
-    Stop();
-    return Status::Unavailable("unable to serve on " + address + ": the listener stopped");
-  }
+  port_ = listener_->port();
   return Status::Ok();
 }
 
 void ApiServer::Stop() {
   if (!http_) return;
-  http_->stop();
-  if (thread_.joinable()) thread_.join();
+  if (listener_) listener_->Stop();
+  listener_.reset();
   http_.reset();
   port_ = 0;
 }

@@ -12,10 +12,16 @@
 // {"error": {"code", "reason", "message"}}; any method but GET/HEAD gets 405. The server never
 // calls a policy and writes nothing. It counts requests in aiscale_api_requests_total.
 //
-// Lifetime: view, store and telemetry must outlive the server. Start binds and serves on a
-// thread of its own (plus httplib's worker pool); Stop (and the destructor) closes the
-// listener and joins every thread. Start/Stop are not to be called concurrently with each
-// other; handlers run concurrently with anything.
+// Sockets are the HttpListener's (http_listener.h): limits on header count and size, body
+// size, connections, idle, read and write time, and /healthz and /readyz answered on the
+// polling thread, so no client, however slow or many, keeps the probes from answering.
+// Refusals are counted in aiscale_api_rejected_total{reason}. Routing and handlers run in
+// cpp-httplib over each complete request (library_server.h).
+//
+// Lifetime: view, store and telemetry must outlive the server. Start binds and serves on
+// threads of its own; Stop (and the destructor) closes the listener and joins every thread.
+// Start/Stop are not to be called concurrently with each other; handlers run concurrently with
+// anything.
 //
 //   ApiServer api({.host = "0.0.0.0", .port = 9464}, view, store.get(), telemetry);
 //   RETURN_IF_ERROR(api.Start());
@@ -35,13 +41,15 @@
 #include "core/workload_view.h"
 #include "server/api_handlers.h"
 
+#include "server/http_listener.h"
+
 namespace httplib {
-class Server;
 struct Request;
 }  // namespace httplib
 
 namespace aiscale::server {
 
+class LibraryServer;
 class TokenGate;
 
 // The dashboard and the steering endpoints (server/dashboard.h, server/steering_handlers.h),
@@ -55,6 +63,7 @@ struct OperatorRoutes {
 struct ServerOptions {
   std::string host = "127.0.0.1";
   int port = 9464;  // 0: an ephemeral port, see ApiServer::port()
+  ListenerLimits limits{};
 };
 
 class ApiServer {
@@ -68,11 +77,13 @@ class ApiServer {
   // Binds host:port and starts serving. kUnavailable naming host:port when the address is in
   // use or cannot be bound; kConflict when already started.
   Status Start();
-  // Stops accepting, finishes requests in flight, joins the threads; an idle keep-alive client
-  // or a stalled one delays it by at most about 2 s (httplib's timeouts). Idempotent.
+  // Stops accepting, lets handlers in flight finish, closes every connection and joins the
+  // threads; an idle or stalled client does not delay it. Idempotent.
   void Stop();
   // The bound port (the ephemeral one when options.port was 0); 0 before Start.
   int port() const { return port_; }
+  // Connections open now (0 before Start).
+  size_t connections() const { return listener_ ? listener_->connections() : 0; }
   // Serves the dashboard at / and the steering endpoints; call before Start.
   void EnableOperatorRoutes(OperatorRoutes routes) { operator_ = routes; }
 
@@ -89,9 +100,8 @@ class ApiServer {
   Store* const store_;
   Telemetry& telemetry_;
   std::optional<OperatorRoutes> operator_;
-  std::unique_ptr<httplib::Server> http_;
-  std::thread thread_;
-  std::atomic<bool> listening_done_{false};
+  std::unique_ptr<LibraryServer> http_;
+  std::unique_ptr<HttpListener> listener_;
   int port_ = 0;
 };
 

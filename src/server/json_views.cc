@@ -46,10 +46,10 @@ nlohmann::json SignalJson(const SignalView& s) {
                       {"status", SignalStatusName(s.status)},
                       {"instances", s.instances}};
   // A value that is not data is absent, not 0: a reader must not mistake it for a reading.
-  j["value"] = s.status == SignalStatus::kOk && std::isfinite(s.value) ? nlohmann::json(s.value)
-                                                                       : nlohmann::json(nullptr);
-  j["sum"] = s.status == SignalStatus::kOk && std::isfinite(s.sum) ? nlohmann::json(s.sum)
-                                                                   : nlohmann::json(nullptr);
+  j["value"] = HasValues(s.status) && std::isfinite(s.value) ? nlohmann::json(s.value)
+                                                             : nlohmann::json(nullptr);
+  j["sum"] =
+      HasValues(s.status) && std::isfinite(s.sum) ? nlohmann::json(s.sum) : nlohmann::json(nullptr);
   j["age_s"] = s.age_s >= 0 ? nlohmann::json(s.age_s) : nlohmann::json(nullptr);
   j["detail"] = s.detail;
   return j;
@@ -88,6 +88,14 @@ std::string_view ReasonOf(int http_status) {
       return "Invalid";
     case 405:
       return "MethodNotAllowed";
+    case 408:
+      return "RequestTimeout";
+    case 411:
+      return "LengthRequired";
+    case 413:
+      return "PayloadTooLarge";
+    case 431:
+      return "RequestHeaderFieldsTooLarge";
     case 500:
       return "InternalError";
     case 503:

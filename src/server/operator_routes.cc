@@ -4,6 +4,7 @@
 
 #include "server/api_server.h"
 #include "server/dashboard.h"
+#include "server/library_server.h"
 #include "server/steering_handlers.h"
 
 namespace aiscale::server {

@@ -32,10 +32,17 @@ inline constexpr int64_t kMaxRequestsPerWorkload = 500'000;
 // Requests arriving within one second of each other: the oracle sizes each burst by replaying
 // it at many sizes, which grows faster than linearly with the burst.
 inline constexpr int64_t kMaxRequestsPerSecond = 20'000;
+// The inference oracle's intervals, from 0 to the last arrival (after time_compression): one
+// entry each. A compression below 1 stretches arrivals; past this they are refused when the
+// scenario is read (a stretch past the int64 range once allocated until memory ran out).
+inline constexpr int64_t kMaxOracleIntervals = 1'000'000;
 
 // Training-job sizes: each epoch boundary is a phase the oracle plans over.
 inline constexpr int kMaxEpochs = 100'000;
 inline constexpr double kMaxTrainingSteps = 1e12;
+// At least one optimizer step (total_samples >= global_batch): less never reaches an epoch's
+// end, and the job's phase scheduler could not finish it.
+inline constexpr double kMinTrainingSteps = 1;
 inline constexpr double kMaxGlobalBatch = 1e7;
 // The training oracle's exact search over phases (load, compute, eval between epochs): a job
 // with more phases runs and is reported without an oracle (its summary says why).

@@ -354,13 +354,59 @@ Result<std::vector<PolicyRun>> Scenario::Runs(const std::vector<std::string>& po
   return runs;
 }
 
+// The compare entry (by index) that `--policy name` selects: the entry labelled `name`, or
+// -1 when none is; an error listing what may be asked for when the name is nothing the
+// scenario knows (issue 27 §5: `--policy kpa` silently ran a default KPA instead of the
+// scenario's own kpa entry).
+Result<int> Scenario::CompareIndexOf(const std::string& name) const {
+  for (size_t i = 0; i < compare.size(); ++i) {
+    if (compare[i] == name) return static_cast<int>(i);
+  }
+  std::set<std::string> own;
+  for (const auto& w : workloads) {
+    const config::ConfigNode p = w.node.Child("policy");
+    if (p.IsDefined()) own.insert(p.String("name", ""));
+  }
+  if (name == "static" || own.count(name)) return -1;
+  // A policy the scenario does not configure runs with its defaults (trying a new policy on a
+  // scenario); one it configures always runs as configured (above).
+  auto registry = decide::PolicyRegistry::Default();
+  std::string policies;
+  if (registry.ok()) {
+    for (const std::string& p : registry->Names()) {
+      if (p == name) return -1;
+      policies += (policies.empty() ? "" : ", ") + p;
+    }
+  }
+  std::string known;
+  for (const std::string& c : compare) known += (known.empty() ? "" : ", ") + c;
+  for (const std::string& o : own) {
+    if (std::find(compare.begin(), compare.end(), o) == compare.end() && !o.empty()) {
+      known += (known.empty() ? "" : ", ") + o;
+    }
+  }
+  if (std::find(compare.begin(), compare.end(), "static") == compare.end()) {
+    known += (known.empty() ? "" : ", ") + std::string("static");
+  }
+  return Status::Invalid("unknown policy '" + name + "' for --policy: " + file + " compares " +
+                         known + " (by label), and any policy (" + policies +
+                         ") runs with its defaults");
+}
+
 Result<std::vector<PolicyRun>> Scenario::PlanRuns(const std::vector<std::string>& policies,
                                                   config::ConfigErrors* synth_errors) const {
   if (!synth_errors) synth_errors = errors.get();
   std::vector<PolicyRun> out;
   std::vector<std::string> names = policies;
-  const bool from_compare = names.empty() && !compare.empty();
-  if (from_compare) names = compare;
+  std::vector<int> entries;  // per name: the compare entry it runs, or -1
+  for (const std::string& n : names) {
+    ASSIGN_OR_RETURN(const int i, CompareIndexOf(n));
+    entries.push_back(i);
+  }
+  if (names.empty() && !compare.empty()) {
+    names = compare;
+    for (size_t i = 0; i < compare.size(); ++i) entries.push_back(static_cast<int>(i));
+  }
   if (names.empty()) {
     // docs/architecture.md: reports compare the configured policy with static at the configured
     // size.
@@ -368,24 +414,26 @@ Result<std::vector<PolicyRun>> Scenario::PlanRuns(const std::vector<std::string>
     const config::ConfigNode own = workloads[0].node.Child("policy");
     names = {own.IsDefined() ? own.String("name", "static") : "static", "static"};
     if (names[0] == "static") names.pop_back();
+    entries.assign(names.size(), -1);
   }
   std::set<std::string> labels;
   for (size_t p = 0; p < names.size(); ++p) {
-    const std::string& name = names[p];
+    const int entry = entries[p];  // the compare entry this run is, or -1
+    const size_t e = static_cast<size_t>(entry);
+    const bool per_workload = entry >= 0 && IsPerWorkloadEntry(compare_nodes[e]);
+    // A scalar compare entry is a policy name with its defaults, as in the full run.
+    const bool entry_map = entry >= 0 && !per_workload && compare_nodes[e].IsMap();
+    const std::string name = entry_map ? compare_nodes[e].String("name", names[p]) : names[p];
     PolicyRun run;
-    run.label = name;
-    for (int k = 2; labels.count(run.label); ++k) run.label = name + "-" + std::to_string(k);
+    run.label = names[p];
+    for (int k = 2; labels.count(run.label); ++k) run.label = names[p] + "-" + std::to_string(k);
     labels.insert(run.label);
     const std::string path = "policy:" + name;
-    run.pool = from_compare && p < compare_pools.size() ? compare_pools[p] : pool;
-    const bool per_workload = from_compare && IsPerWorkloadEntry(compare_nodes[p]);
-    if (per_workload) run.role = compare_nodes[p].String("role", "");
+    run.pool = entry >= 0 && e < compare_pools.size() ? compare_pools[e] : pool;
+    if (per_workload) run.role = compare_nodes[e].String("role", "");
     // A run of `static` (or `static-peak`) for every workload is the report's baseline; a
     // per-workload entry, whatever its label, is a configuration under test.
-    const std::string policy = per_workload ? std::string()
-                               : from_compare && compare_nodes[p].IsMap()
-                                   ? compare_nodes[p].String("name", name)
-                                   : name;
+    const std::string policy = per_workload ? std::string() : name;
     run.baseline = policy == "static"        ? report::Baseline::kStatic
                    : policy == "static-peak" ? report::Baseline::kStaticPeak
                                              : report::Baseline::kNone;
@@ -393,7 +441,7 @@ Result<std::vector<PolicyRun>> Scenario::PlanRuns(const std::vector<std::string>
       std::string wname = name;  // the policy this run gives workload w
       run.start_at_static.push_back(false);
       if (per_workload) {
-        const std::optional<config::ConfigNode> chosen = EntryPolicyFor(compare_nodes[p], w.name);
+        const std::optional<config::ConfigNode> chosen = EntryPolicyFor(compare_nodes[e], w.name);
         if (chosen && chosen->IsMap()) {
           run.start_at_static.back() = chosen->String("name", "") == "static";
           run.policy_nodes.push_back(*chosen);
@@ -404,8 +452,8 @@ Result<std::vector<PolicyRun>> Scenario::PlanRuns(const std::vector<std::string>
           continue;
         }
         wname = chosen->raw().Scalar();
-      } else if (from_compare && compare_nodes[p].IsMap()) {
-        run.policy_nodes.push_back(compare_nodes[p]);
+      } else if (entry_map) {
+        run.policy_nodes.push_back(compare_nodes[e]);
         continue;
       }
       const config::ConfigNode own = w.node.Child("policy");

@@ -85,16 +85,19 @@ struct Scenario {
   // The runs of `compare` (or the default pair), built while parsing.
   std::vector<PolicyRun> planned;
 
-  // The runs for `policies` (names, as from --policy), or the planned ones when empty. `static`
-  // runs each workload at its initial_replicas; a name equal to the workload's own policy uses
-  // that node with its parameters; any other name gets its defaults. Each run's pipelines are
-  // built here, once. Errors found in synthesized policy nodes go to `synth_errors` (default:
-  // this scenario's sink).
+  // The runs for `policies` (as from --policy), or the planned ones when empty. A name is a
+  // compare entry's label (that entry, with its parameters), else `static` (each workload at
+  // its initial_replicas), a workload's own policy name (that node) or a registered policy
+  // (its defaults); anything else is kInvalid listing the labels the scenario compares. Each
+  // run's pipelines are built here, once.
   Result<std::vector<PolicyRun>> Runs(const std::vector<std::string>& policies,
                                       config::ConfigErrors* synth_errors = nullptr) const;
   // The same runs with their policy nodes only (no pipelines built).
   Result<std::vector<PolicyRun>> PlanRuns(const std::vector<std::string>& policies,
                                           config::ConfigErrors* synth_errors = nullptr) const;
+  // The compare entry labelled `name` (its index); -1 for static, a workload's own policy or a
+  // registered policy; kInvalid listing the known names otherwise.
+  Result<int> CompareIndexOf(const std::string& name) const;
 };
 
 Result<Scenario> LoadScenario(const std::string& path);

@@ -73,10 +73,13 @@ TrainingJobConfig TrainingJobConfig::Parse(const config::ConfigNode& job) {
   if (job.Has("total_steps") == job.Has("total_samples")) {
     job.Error("give exactly one of total_steps or total_samples");
   } else if (job.Has("total_steps")) {
-    c.total_steps = job.Number("total_steps", c.total_steps, Upto(kMaxTrainingSteps));
+    c.total_steps =
+        job.Number("total_steps", c.total_steps, Between(kMinTrainingSteps, kMaxTrainingSteps));
   } else {
+    // At least one global batch: a job of a fraction of a step never ends an epoch.
     c.total_steps = job.Number("total_samples", c.total_steps * c.global_batch,
-                               Upto(kMaxTrainingSteps * c.global_batch)) /
+                               Between(kMinTrainingSteps * c.global_batch,
+                                       kMaxTrainingSteps * c.global_batch)) /
                     c.global_batch;
   }
   c.checkpoint_every_steps = job.Int("checkpoint_every_steps", 0, AtLeast(0));

@@ -1,6 +1,8 @@
 #include "store/migrations.h"
 
+#include <set>
 #include <string>
+#include <vector>
 
 namespace aiscale::store {
 namespace {
@@ -105,6 +107,41 @@ Result<int> SchemaVersion(sqlite3* db) {
     return Status::Error(std::string("unable to read schema_version: ") + sqlite3_errmsg(db));
   }
   return version;
+}
+
+Status CheckOwnDatabase(sqlite3* db) {
+  // Every table any migration creates, transient ones included.
+  static const std::set<std::string> kOurs = {"schema_version", "decisions", "decisions_v4",
+                                              "state",          "state_log", "decision_heads"};
+  sqlite3_stmt* st = nullptr;
+  if (sqlite3_prepare_v2(db,
+                         "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE "
+                         "'sqlite\\_%' ESCAPE '\\' ORDER BY name",
+                         -1, &st, nullptr) != SQLITE_OK) {
+    return Status::Invalid(std::string("unable to read the file's tables: ") + sqlite3_errmsg(db));
+  }
+  std::vector<std::string> foreign;
+  bool versioned = false, any = false;
+  int rc = SQLITE_ROW;
+  while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    const auto* t = reinterpret_cast<const char*>(sqlite3_column_text(st, 0));
+    const std::string name = t ? t : "";
+    any = true;
+    if (name == "schema_version") versioned = true;
+    if (!kOurs.count(name)) foreign.push_back(name);
+  }
+  sqlite3_finalize(st);
+  if (rc != SQLITE_DONE) {
+    return Status::Invalid(std::string("unable to read the file's tables: ") + sqlite3_errmsg(db));
+  }
+  if (!any || (versioned && foreign.empty())) return Status::Ok();
+  std::string names;
+  for (size_t i = 0; i < foreign.size() && i < 5; ++i) names += (i ? ", " : "") + foreign[i];
+  if (foreign.size() > 5) names += ", ...";
+  return Status::Invalid(
+      "not an aiscale store: it is another program's SQLite database (" +
+      (foreign.empty() ? std::string("no schema_version table") : "tables " + names) +
+      "); it was left unchanged: point store at a file of aiscale's own");
 }
 
 Status ApplyMigrations(sqlite3* db) {

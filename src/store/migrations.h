@@ -27,5 +27,9 @@ int LatestSchemaVersion();
 Status ApplyMigrations(sqlite3* db);
 // The file's version (0 for a new file).
 Result<int> SchemaVersion(sqlite3* db);
+// Ok for an empty database or one whose tables are all aiscale's (with its schema_version);
+// kInvalid naming the foreign tables otherwise. Reads only: run it before anything writes, so
+// another program's database pointed at by mistake is left exactly as it was.
+Status CheckOwnDatabase(sqlite3* db);
 
 }  // namespace aiscale::store

@@ -13,6 +13,7 @@
 #include "core/decision_codec.h"
 #include "store/migrations.h"
 #include "store/state_delta.h"
+#include "store/store_path.h"
 
 namespace aiscale::store {
 namespace {
@@ -85,6 +86,7 @@ void CreatePrivate(const std::string& path) {
 Result<std::unique_ptr<SqliteStore>> SqliteStore::Open(const std::string& path,
                                                        StoreOptions options) {
   const std::string context = "unable to open sqlite db at " + path;
+  RETURN_IF_ERROR(CheckStorePath(path).Wrap(context));
   CreatePrivate(path);
   sqlite3* db = nullptr;
   // NOMUTEX: the store's own mutex serializes every use of the connection.
@@ -101,7 +103,9 @@ Result<std::unique_ptr<SqliteStore>> SqliteStore::Open(const std::string& path,
     auto size = QueryText(db, ("PRAGMA page_size=" + std::to_string(options.page_size)).c_str());
     if (!size.ok()) return size.status().Wrap(context);
   }
-  // The first statement that reads the file: a corrupt or foreign file fails here.
+  // The first statement that reads the file: a corrupt file fails here, and another
+  // program's database is refused before anything (its journal mode included) is changed.
+  RETURN_IF_ERROR(CheckOwnDatabase(db).Wrap(context));
   auto mode = QueryText(db, "PRAGMA journal_mode=WAL");
   if (!mode.ok()) return mode.status().Wrap(context);
   if (*mode != "wal") {
@@ -508,11 +512,11 @@ Result<std::vector<Decision>> SqliteStore::Recent(const std::string& workload, s
     if (!mine) break;
     const TimePoint t{Duration(sqlite3_column_int64(row_, 2))};
     auto d = DecodeDecision(ColumnText(row_, 3), sqlite3_column_int(row_, 4), workload, t);
-    if (!d.ok()) {
-      return d.status().Wrap("unable to read decisions of " + workload + " in sqlite db at " +
-                             path_);
+    if (d.ok()) {
+      out.push_back(std::move(d).value());
+    } else {
+      ++stats_.decisions_unreadable;  // skipped: the rows around it still read
     }
-    out.push_back(std::move(d).value());
     id = ChainPrev(id);
   }
   std::reverse(out.begin(), out.end());

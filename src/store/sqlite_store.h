@@ -71,6 +71,7 @@ class SqliteStore final : public Store {
     int64_t states_deferred = 0;     // not due in their batch (state_every_ticks)
     int64_t state_log_bytes = 0;     // delta bytes logged
     int64_t decisions_pruned = 0;
+    int64_t decisions_unreadable = 0;  // corrupt rows Recent skipped
     // Background checkpoints (StoreOptions::checkpoint_in_background) done and failed; when the
     // thread could not start, why (SQLite's automatic checkpoint runs instead).
     int64_t checkpoints = 0, checkpoint_failures = 0;

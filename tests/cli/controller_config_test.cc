@@ -99,6 +99,9 @@ TEST(ControllerConfig, MissingPiecesAreErrors) {
        "spec.workloads[0].target.engine: unknown engine 'k8z'"},
       {"unknown source type", "spec: {sources: [{name: p, type: graphite}], workloads: []}\n",
        "spec.sources[0].type: unknown type 'graphite'"},
+      // Issue 27 §6: 1 us ran 49,000 ticks a second at 100% CPU.
+      {"period below 100 ms", "spec: {period: 1ms, workloads: [{name: a, kind: D}]}\n",
+       "spec.period: must be >= 0.1"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);

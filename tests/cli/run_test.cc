@@ -440,6 +440,43 @@ TEST(Run, SigtermFinishesTheTickStopsTheReplicasAndExitsZero) {
   EXPECT_EQ(ds.back().current, 2);
 }
 
+// Issue 27 §6: two daemons on one store both ran (a workload sized 3 ended up with 6
+// replicas), and SIGHUP killed the daemon without its clean stop. The second is refused with
+// the first's pid; SIGHUP reloads the config (daemon_reload.cc) and the daemon runs on;
+// SIGTERM still stops cleanly.
+TEST(Run, ASecondDaemonOnTheStoreIsRefusedAndSighupDoesNotStopIt) {
+  RunFixture f("onestore");
+  ConfigOptions o;
+  o.base_port = FreePortPair();
+  o.server_port = FreePort();
+  const std::string cfg = f.WriteConfig(Config(f, o));
+  f.Start({"run", "-c", cfg});
+  ASSERT_TRUE(AwaitWorkload(o.server_port, [](const nlohmann::json& w) {
+    return w.value("ready", 0) == 2;
+  })) << f.log();
+  const pid_t first = f.pid();
+  // The same config but another API port: only the store is shared.
+  ConfigOptions other = o;
+  other.server_port = FreePort();
+  other.base_port = FreePortPair();
+  const std::string cfg2 = (f.dir() / "second.yaml").string();
+  std::ofstream(cfg2) << Config(f, other);
+  const RunResult second = RunAiscale("run -c " + cfg2 + " --once");
+  EXPECT_EQ(second.code, 1) << second.out;
+  EXPECT_NE(second.out.find("is in use by another aiscale (pid " + std::to_string(first)),
+            std::string::npos)
+      << second.out;
+
+  ASSERT_EQ(::kill(first, SIGHUP), 0);
+  ASSERT_TRUE(WaitFor([&] { return f.log().find("aiscale: reloaded ") != std::string::npos; }, 10))
+      << f.log();
+  EXPECT_EQ(::kill(first, 0), 0);  // still running
+  ASSERT_EQ(::kill(first, SIGTERM), 0);
+  EXPECT_EQ(f.Wait(), 0) << f.log();
+  EXPECT_NE(f.log().find("aiscale: stopped"), std::string::npos) << f.log();
+  EXPECT_TRUE(f.Replicas().empty());
+}
+
 // A Prometheus on 127.0.0.1 (port 0) whose instant queries answer two series of 1 (the shape of
 // tests/monitor/testdata/promql_vector_*.json), stamped now.
 class TinyPrometheus {

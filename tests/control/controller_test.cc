@@ -110,6 +110,12 @@ TEST(Controller, BadSignalsNeverScaleDownAndSayWhy) {
        SignalStatus::kInvalid, "NaN"},
       {"negative", [](FakeMetricSource& s, TimePoint) { s.Set("queue_len", {-4}); },
        SignalStatus::kInvalid, "out of range"},
+      // Issue 27 §6: "0, NaN, NaN" read as ok with a sum of 0, and the workload went down.
+      {"partly nan",
+       [nan](FakeMetricSource& s, TimePoint) {
+         s.Set("queue_len", {0, nan, nan});
+       },
+       SignalStatus::kPartial, "dropped 2 of 3"},
       {"fetch failed", [](FakeMetricSource& s, TimePoint) { s.failing["queue_len"] = true; },
        SignalStatus::kFetchFailed, "injected"},
   };
@@ -136,6 +142,124 @@ TEST(Controller, BadSignalsNeverScaleDownAndSayWhy) {
     EXPECT_NE(d.Summary().find("queue_len " + std::string(SignalStatusName(c.status))),
               std::string::npos)
         << d.Summary();
+  }
+}
+
+// Series of instances the engine does not run (replicas stopped minutes ago, still served by
+// Prometheus) are not pods: only the engine's replicas count, and the Decision says what was
+// set aside. Issue 27 §6: 7 series with 1 replica scaled 7 -> 1, then 1 -> 2.
+TEST(Controller, SeriesOfReplicasTheEngineDoesNotRunAreForeign) {
+  sim::SimClock clock(AtSeconds(1000));
+  FakeMetricSource source;
+  FakeActuator actuator;
+  actuator.Set("ns/w", 1, 1);
+  actuator.endpoints["ns/w"] = {{"i0", "127.0.0.1", 8000, true}};
+  source.Set("queue_len", {9, 9, 9, 9, 9, 9, 9});  // i0 .. i6
+  Controller ctl(clock, nullptr);
+  ASSERT_TRUE(ctl.Add(Ratio("w", &actuator, &source)).ok());
+  const Decision d = CollectThenTick(ctl).at(0);
+  ASSERT_EQ(d.inputs.size(), 1u);
+  EXPECT_EQ(d.inputs[0].status, SignalStatus::kOk);
+  EXPECT_EQ(d.inputs[0].instances, 1);
+  EXPECT_DOUBLE_EQ(d.inputs[0].sum, 9);
+  EXPECT_NE(d.inputs[0].detail.find("ignored 6 foreign series"), std::string::npos)
+      << d.inputs[0].detail;
+  EXPECT_EQ(d.constrained, 1);  // ceil(9 / 10): the one replica's load, not seven
+  EXPECT_TRUE(actuator.applies.empty());
+}
+
+// A policy that applies its own rule to a partial signal (the HPA's pods without a metric)
+// is not vetoed for it; one that does not is. The HPA is Kubernetes' algorithm: a pod whose
+// value is missing is assumed at its target on a scale-down.
+TEST(Controller, PartialSignalVetoesUnlessThePolicyHandlesIt) {
+  class Handles final : public Policy {
+   public:
+    explicit Handles(bool handles) : handles_(handles) {}
+    std::string_view Name() const override { return "handles"; }
+    Recommendation Recommend(const PolicyInput&, PersistentState&) const override {
+      return {1, true, "down", "down", {}};
+    }
+    std::vector<std::string> Signals() const override { return {"queue_len"}; }
+    bool HandlesPartial(std::string_view) const override { return handles_; }
+
+   private:
+    bool handles_;
+  };
+  for (const bool handles : {false, true}) {
+    SCOPED_TRACE(handles);
+    sim::SimClock clock(AtSeconds(1000));
+    FakeMetricSource source;
+    FakeActuator actuator;
+    actuator.Set("ns/w", 3, 3);
+    source.Set("queue_len", {1, std::numeric_limits<double>::quiet_NaN()});
+    Controller ctl(clock, nullptr);
+    ASSERT_TRUE(
+        ctl.Add(Bind("w", std::make_unique<Handles>(handles), &actuator, &source, {"queue_len"}))
+            .ok());
+    const Decision d = CollectThenTick(ctl).at(0);
+    EXPECT_EQ(d.inputs.at(0).status, SignalStatus::kPartial);
+    EXPECT_EQ(d.vetoed, !handles);
+    EXPECT_EQ(d.constrained, handles ? 1 : 3) << d.stabilize_reason;
+  }
+}
+
+// A negative recommendation is an overflow somewhere, never a size: held, not acted on.
+TEST(Controller, ANegativeRecommendationHolds) {
+  class Wraps final : public Policy {
+   public:
+    std::string_view Name() const override { return "wraps"; }
+    Recommendation Recommend(const PolicyInput&, PersistentState&) const override {
+      return {std::numeric_limits<int>::min(), true, "ratio", "wrapped", {}};
+    }
+    std::vector<std::string> Signals() const override { return {}; }
+  };
+  sim::SimClock clock(AtSeconds(1000));
+  FakeActuator actuator;
+  actuator.Set("ns/w", 4, 4);
+  Controller ctl(clock, nullptr);
+  ASSERT_TRUE(ctl.Add(Bind("w", std::make_unique<Wraps>(), &actuator, nullptr, {})).ok());
+  const Decision d = CollectThenTick(ctl).at(0);
+  EXPECT_EQ(d.constrained, 4);
+  EXPECT_TRUE(actuator.applies.empty());
+  EXPECT_NE(d.stabilize_reason.find("below zero"), std::string::npos) << d.stabilize_reason;
+}
+
+// aiscale_scale_down_vetoes_total counts the policy's own holds on missing data too, not only
+// the Controller's veto; a hold with every signal present is not a veto.
+TEST(Controller, VetoCounterCountsThePolicysOwnHoldsOnMissingData) {
+  class Holds final : public Policy {
+   public:
+    std::string_view Name() const override { return "holds"; }
+    Recommendation Recommend(const PolicyInput&, PersistentState&) const override {
+      return {0, false, "hold", "holding", {}};
+    }
+    std::vector<std::string> Signals() const override { return {"queue_len"}; }
+  };
+  struct Case {
+    const char* name;
+    std::vector<double> values;
+    double vetoes;
+  };
+  const std::vector<Case> cases = {
+      {"missing", {}, 1},
+      {"partial", {1, std::numeric_limits<double>::quiet_NaN()}, 1},
+      {"complete", {1, 2}, 0},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    sim::SimClock clock(AtSeconds(1000));
+    FakeMetricSource source;
+    FakeActuator actuator;
+    actuator.Set("ns/w", 3, 3);
+    if (!c.values.empty()) source.Set("queue_len", c.values);
+    Telemetry t;
+    ControllerOptions o;
+    o.telemetry = &t;
+    Controller ctl(clock, nullptr, o);
+    ASSERT_TRUE(
+        ctl.Add(Bind("w", std::make_unique<Holds>(), &actuator, &source, {"queue_len"})).ok());
+    CollectThenTick(ctl);
+    EXPECT_EQ(t.Value("aiscale_scale_down_vetoes_total", {{"workload", "ns/w"}}), c.vetoes);
   }
 }
 
@@ -305,10 +429,41 @@ class FailingStore final : public Store {
   Status WriteBatch(const std::vector<StoreWrite>& writes) override {
     ++batches;
     last_batch = writes.size();
-    return Status::Error("disk full");
+    return failing ? Status::Error("disk full") : Status::Ok();
   }
   size_t last_batch = 0;
+  bool failing = true;
 };
+
+// Issue 27 §6: a full disk showed only in the API's last decision. It is logged once when
+// writing starts failing and once when it resumes (with how many ticks were lost), and counted
+// in /metrics every tick it fails.
+TEST(Controller, AStoreThatFailsIsLoggedOnceCountedAndItsRecoverySaid) {
+  sim::SimClock clock(AtSeconds(0));
+  FakeActuator actuator;
+  FailingStore store;
+  store.failing = false;
+  Telemetry t;
+  std::vector<std::string> log;
+  ControllerOptions o;
+  o.telemetry = &t;
+  o.log = [&log](const std::string& line) { log.push_back(line); };
+  Controller ctl(clock, &store, o);
+  actuator.Set("ns/w", 3, 3);
+  ASSERT_TRUE(ctl.Add(Bind("w", Static(3), &actuator, nullptr, {})).ok());
+  const std::vector<bool> fails = {false, true, true, true, false, false};
+  for (bool f : fails) {
+    store.failing = f;
+    CollectThenTick(ctl);
+    clock.AdvanceTo(clock.Now() + Seconds(15));
+  }
+  ASSERT_EQ(log.size(), 2u);
+  EXPECT_NE(log[0].find("unable to write the store: disk full"), std::string::npos) << log[0];
+  EXPECT_NE(log[1].find("store writing resumed after 3 failed tick(s)"), std::string::npos)
+      << log[1];
+  EXPECT_EQ(t.Value("aiscale_store_write_errors_total", {}), 3);
+  EXPECT_EQ(t.Value("aiscale_store_writable", {}), 1);
+}
 
 TEST(Controller, ATickIsOneStoreBatchAndAFailedOneIsRecordedInEveryDecision) {
   sim::SimClock clock(AtSeconds(0));

@@ -92,6 +92,21 @@ class CurlHttpClientTest : public ::testing::Test {
     s.Get("/big", [](const httplib::Request&, httplib::Response& res) {
       res.set_content(std::string(200000, 'x'), "text/plain");
     });
+    // "# TYPE up gauge\nup 1\n" gzipped (python3's gzip.compress, mtime 0): sent whether
+    // or not the client asked, as a hostile or misconfigured target would.
+    s.Get("/gzip", [](const httplib::Request& req, httplib::Response& res) {
+      static const char kGz[] =
+          "\x1f\x8b\x08\x00\x00\x00\x00\x00\x02\x03\x53\x56\x08\x89\x0c\x70\x55\x28\x2d\x50"
+          "\x48\x4f\x2c\x4d\x4f\xe5\x02\x32\x0c\xb9\x00\xc7\xab\xd0\x2d\x15\x00\x00\x00";
+      res.set_header("Content-Encoding", "gzip");
+      res.set_header("X-Asked", req.get_header_value("Accept-Encoding"));
+      // Not a type httplib compresses itself (it would gzip the gzip again).
+      res.set_content(std::string(kGz, sizeof kGz - 1), "application/octet-stream");
+    });
+    s.Get("/strange-encoding", [](const httplib::Request&, httplib::Response& res) {
+      res.set_header("Content-Encoding", "x-squeezed");
+      res.set_content("\x01\x02\x03", "application/octet-stream");
+    });
     s.Get("/hang", [this](const httplib::Request&, httplib::Response& res) {
       local_.WaitReleased(std::chrono::seconds(10));
       res.set_content("late", "text/plain");
@@ -180,6 +195,43 @@ TEST_F(CurlHttpClientTest, GivesUpAtTheTimeout) {
   EXPECT_TRUE(r.status().IsDeadlineExceeded()) << r.status().message();
   EXPECT_NE(r.status().message().find("timed out"), std::string::npos);
   EXPECT_LT(took, 5.0);  // gave up by the timeout, not when the server answered (10 s)
+}
+
+// Issue 27 §6: a gzip body was handed to the parsers as text ("invalid metric name"). It is
+// asked for and decoded; an encoding nobody can decode is named in the error.
+TEST_F(CurlHttpClientTest, DecodesGzipAndNamesAnEncodingItCannotRead) {
+  Result<HttpResponse> r = client_.Send(Get("/gzip"));
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->body, "# TYPE up gauge\nup 1\n");
+  EXPECT_NE(r->Header("x-asked").find("gzip"), std::string::npos) << r->Header("x-asked");
+
+  r = client_.Send(Get("/strange-encoding"));
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(r.status().IsInvalid()) << r.status().message();
+  EXPECT_NE(r.status().message().find("Content-Encoding 'x-squeezed'"), std::string::npos)
+      << r.status().message();
+}
+
+// A stopping daemon cancels its transfers: a hung server is not waited out.
+TEST_F(CurlHttpClientTest, CancelAbortsTransfersInFlightAndRefusesNewOnes) {
+  HttpRequest req = Get("/hang");
+  req.timeout = Seconds(30);
+  std::thread canceller([this] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    client_.Cancel();
+  });
+  const auto start = std::chrono::steady_clock::now();
+  Result<HttpResponse> r = client_.Send(req);
+  const double took =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  canceller.join();
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(r.status().IsUnavailable()) << r.status().message();
+  EXPECT_NE(r.status().message().find("cancelled"), std::string::npos) << r.status().message();
+  EXPECT_LT(took, 10.0);  // the server would answer after 10 s, the timeout is 30 s
+  r = client_.Send(Get("/status/200"));
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("cancelled"), std::string::npos) << r.status().message();
 }
 
 TEST_F(CurlHttpClientTest, CapsTheBody) {

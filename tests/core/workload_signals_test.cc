@@ -24,9 +24,16 @@ TEST(WorkloadSignals, FiltersBadValues) {
   };
   const std::vector<Case> cases = {
       {"all good", {Obs("gpu_util", 50, 100), Obs("gpu_util", 70, 100)}, SignalStatus::kOk, 60, 0},
+      // Values kept, some dropped: partial, which vetoes a scale-down (issue 27 §6: a query
+      // answering 0, NaN, NaN was "ok" and an External metric went 3 -> 1).
       {"nan dropped",
        {Obs("gpu_util", nan, 100), Obs("gpu_util", 70, 100)},
-       SignalStatus::kOk,
+       SignalStatus::kPartial,
+       70,
+       1},
+      {"stale dropped beside a fresh value",
+       {Obs("gpu_util", 50, 10), Obs("gpu_util", 70, 100)},
+       SignalStatus::kPartial,
        70,
        1},
       {"all invalid",
@@ -48,9 +55,12 @@ TEST(WorkloadSignals, FiltersBadValues) {
     const auto& snap = ws.Get(name);
     EXPECT_EQ(snap.status, c.status);
     EXPECT_EQ(snap.rejected, c.rejected);
-    if (c.status == SignalStatus::kOk) {
+    if (c.status == SignalStatus::kOk || c.status == SignalStatus::kPartial) {
+      EXPECT_TRUE(snap.ok());
+      EXPECT_EQ(snap.complete(), c.status == SignalStatus::kOk);
       EXPECT_DOUBLE_EQ(snap.mean, c.mean);
-    } else {
+    }
+    if (c.status != SignalStatus::kOk) {
       EXPECT_FALSE(snap.detail.empty());
     }
   }
@@ -91,6 +101,204 @@ TEST(WorkloadSignals, SlotsAreStableAndMatchLookupsByName) {
   const std::vector<std::string> names = ws.Names();
   ASSERT_EQ(names.size(), 102u);
   EXPECT_TRUE(std::is_sorted(names.begin(), names.end()));
+}
+
+Observation Pod(const char* signal, const char* pod, double v, double at_s) {
+  return {signal, pod, v, AtSeconds(at_s), true};
+}
+
+ReplicaEndpoint Endpoint(const char* name, int port, bool ready = true) {
+  return {name, "127.0.0.1", port, ready};
+}
+
+// Pods are the engine's replicas (issue 27 §6): after a Prometheus restart, series of replicas
+// stopped minutes ago were counted as pods (ready_pods=7 with 1 replica); duplicates counted
+// twice; a sample stamped centuries ahead counted as fresh.
+TEST(WorkloadSignals, MatchesSeriesToTheEnginesReplicas) {
+  struct Case {
+    std::string name;
+    std::vector<Observation> obs;
+    std::vector<ReplicaEndpoint> replicas;  // empty: the engine does not say
+    bool engine_says = true;
+    SignalStatus status;
+    int instances;
+    double sum;
+    int foreign;
+    int duplicates;
+    std::string detail_has;
+  };
+  const std::vector<Case> cases = {
+      {"stopped replicas' series are foreign",
+       {Pod("concurrency", "llm-0", 5, 100), Pod("concurrency", "llm-3", 9, 100),
+        Pod("concurrency", "llm-4", 9, 100)},
+       {Endpoint("llm-0", 8000)},
+       true,
+       SignalStatus::kOk,
+       1,
+       5,
+       2,
+       0,
+       "ignored 2 foreign series (llm-3, llm-4"},
+      {"matched by host:port (a Prometheus instance label)",
+       {Pod("concurrency", "127.0.0.1:8000", 5, 100), Pod("concurrency", "127.0.0.1:8003", 9, 100)},
+       {Endpoint("llm-0", 8000)},
+       true,
+       SignalStatus::kOk,
+       1,
+       5,
+       1,
+       0,
+       "127.0.0.1:8003"},
+      {"per-GPU series of a replica are its own",
+       {Pod("gpu_util", "llm-0/gpu0", 50, 100), Pod("gpu_util", "llm-0/gpu1", 70, 100),
+        Pod("gpu_util", "llm-9/gpu0", 90, 100)},
+       {Endpoint("llm-0", 8000)},
+       true,
+       SignalStatus::kOk,
+       2,
+       120,
+       1,
+       0,
+       "llm-9/gpu0"},
+      {"a duplicate series counts once, the newest sample",
+       {Pod("concurrency", "llm-0", 5, 90), Pod("concurrency", "llm-0", 7, 100)},
+       {Endpoint("llm-0", 8000)},
+       true,
+       SignalStatus::kOk,
+       1,
+       7,
+       0,
+       1,
+       "duplicate"},
+      {"duplicates count once with no engine list too",
+       {Pod("concurrency", "a", 5, 100), Pod("concurrency", "a", 5, 99),
+        Pod("concurrency", "b", 1, 100)},
+       {},
+       false,
+       SignalStatus::kOk,
+       2,
+       6,
+       0,
+       1,
+       "duplicate"},
+      {"a stale old series beside the live one is a duplicate, not missing data",
+       {Pod("concurrency", "llm-0", 3, 10), Pod("concurrency", "llm-0", 5, 100)},
+       {Endpoint("llm-0", 8000)},
+       true,
+       SignalStatus::kOk,
+       1,
+       5,
+       0,
+       1,
+       "duplicate"},
+      {"a ready replica without a value makes the signal partial",
+       {Pod("concurrency", "llm-0", 5, 100)},
+       {Endpoint("llm-0", 8000), Endpoint("llm-1", 8001)},
+       true,
+       SignalStatus::kPartial,
+       1,
+       5,
+       0,
+       0,
+       "1 ready replica(s) without a value (llm-1)"},
+      {"an unready replica need not report",
+       {Pod("concurrency", "llm-0", 5, 100)},
+       {Endpoint("llm-0", 8000), Endpoint("llm-1", 8001, false)},
+       true,
+       SignalStatus::kOk,
+       1,
+       5,
+       0,
+       0,
+       ""},
+      {"a replica's stale sample is missing data",
+       {Pod("concurrency", "llm-0", 5, 100), Pod("concurrency", "llm-1", 5, 10)},
+       {Endpoint("llm-0", 8000), Endpoint("llm-1", 8001)},
+       true,
+       SignalStatus::kPartial,
+       1,
+       5,
+       0,
+       0,
+       "older than 45 s"},
+      {"only foreign series: missing",
+       {Pod("concurrency", "llm-3", 9, 100),
+        [] {
+          Observation o = Pod("concurrency", "llm-4", 9, 100);
+          o.per_replica = true;  // a pod label: it names a replica, just not a current one
+          return o;
+        }()},
+       {Endpoint("llm-0", 8000, false)},
+       true,
+       SignalStatus::kMissing,
+       0,
+       0,
+       2,
+       0,
+       "no series of the engine's replicas"},
+      {"series that name no replica are the workload's own (a load balancer)",
+       {Pod("request_rate", "10.0.0.5:9000", 40, 100)},
+       {Endpoint("llm-0", 8000)},
+       true,
+       SignalStatus::kOk,
+       1,
+       40,
+       0,
+       0,
+       ""},
+      {"a timestamp centuries ahead is invalid, not fresh",
+       {{"concurrency", "llm-0", 5, TimePoint::max(), true}},
+       {Endpoint("llm-0", 8000)},
+       true,
+       SignalStatus::kInvalid,
+       0,
+       0,
+       0,
+       0,
+       "stamped in the future"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    ReplicaSet replicas;
+    replicas.Assign(c.replicas);
+    WorkloadSignals ws;
+    const std::string signal = c.obs[0].signal;
+    ws.Ingest(signal, c.obs, AtSeconds(100), Seconds(45), c.engine_says ? &replicas : nullptr);
+    const SignalSnapshot& snap = ws.Get(signal);
+    EXPECT_EQ(snap.status, c.status) << snap.detail;
+    EXPECT_EQ(static_cast<int>(snap.instances.size()), c.instances) << snap.detail;
+    EXPECT_DOUBLE_EQ(snap.sum, c.sum);
+    EXPECT_EQ(snap.foreign, c.foreign);
+    EXPECT_EQ(snap.duplicates, c.duplicates);
+    EXPECT_NE(snap.detail.find(c.detail_has), std::string::npos) << snap.detail;
+  }
+}
+
+// Many series (a scrape of thousands of pods): duplicates found by hash, same answer.
+TEST(WorkloadSignals, ManyInstancesDeduplicateLikeFew) {
+  std::vector<Observation> obs;
+  for (int i = 0; i < 1000; ++i) {
+    obs.push_back({"queue_len", "pod-" + std::to_string(i % 400), 1.0 * (i / 400),
+                   AtSeconds(100 - 2 + i / 400), true});
+  }
+  WorkloadSignals ws;
+  ws.Ingest("queue_len", obs, AtSeconds(100), Seconds(45));
+  const SignalSnapshot& snap = ws.Get("queue_len");
+  EXPECT_EQ(snap.instances.size(), 400u);
+  EXPECT_EQ(snap.duplicates, 600);
+  // The newest sample of each: the third round (value 2) for pods 0..199, else the second.
+  EXPECT_DOUBLE_EQ(snap.sum, 200 * 2.0 + 200 * 1.0);
+}
+
+// Finite values past the double range's half: the sum saturates, never infinity.
+TEST(WorkloadSignals, SumSaturatesAtTheLargestFiniteDouble) {
+  WorkloadSignals ws;
+  const double big = std::numeric_limits<double>::max();
+  ws.Ingest("request_rate",
+            {Pod("request_rate", "a", big, 100), Pod("request_rate", "b", big, 100)},
+            AtSeconds(100), Seconds(45));
+  EXPECT_TRUE(std::isfinite(ws.Get("request_rate").sum));
+  EXPECT_EQ(ws.Get("request_rate").sum, big);
 }
 
 }  // namespace

@@ -77,7 +77,8 @@ class DiscoveryServer {
         {"kind", "APIGroupList"},
         {"apiVersion", "v1"},
         {"groups",
-         {Group("apps"), Group("rbac.authorization.k8s.io"), Group("apiextensions.k8s.io")}}};
+         {Group("apps"), Group("rbac.authorization.k8s.io"), Group("apiextensions.k8s.io"),
+          Group("networking.k8s.io")}}};
     docs_["/api/v1"] =
         ResourceList("v1", {{"namespaces", "namespace", "Namespace", false},
                             {"serviceaccounts", "serviceaccount", "ServiceAccount", true},
@@ -94,6 +95,8 @@ class DiscoveryServer {
     docs_["/apis/apiextensions.k8s.io/v1"] = ResourceList(
         "apiextensions.k8s.io/v1", {{"customresourcedefinitions", "customresourcedefinition",
                                      "CustomResourceDefinition", false}});
+    docs_["/apis/networking.k8s.io/v1"] = ResourceList(
+        "networking.k8s.io/v1", {{"networkpolicies", "networkpolicy", "NetworkPolicy", true}});
     server_.Get(".*", [this](const httplib::Request& req, httplib::Response& res) {
       auto it = docs_.find(req.path);
       if (it != docs_.end()) {

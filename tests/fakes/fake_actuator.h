@@ -27,12 +27,19 @@ class FakeActuator final : public Actuator {
     if (instant_ready) s.ready = desired;
     return Status::Ok();
   }
+  Result<std::vector<ReplicaEndpoint>> Endpoints(const WorkloadRef& ref) override {
+    auto it = endpoints.find(ref.Key());
+    if (it == endpoints.end()) return Actuator::Endpoints(ref);
+    return it->second;
+  }
   void Set(const std::string& key, int current, int ready) {
     state[key].current = current;
     state[key].ready = ready;
   }
 
   std::map<std::string, ScaleState> state;
+  // Replicas by workload key; a workload without an entry has engine that does not say.
+  std::map<std::string, std::vector<ReplicaEndpoint>> endpoints;
   std::vector<std::pair<std::string, int>> applies;
   bool fail_observe = false;
   bool fail_apply = false;

@@ -107,6 +107,11 @@ add "$U" "1e10 requests at one instant" "trace.points" < <(inference a "" "point
 add "$U" "1e6 requests at one instant" "trace.points" < <(inference a "" "points: [[0, 1e12], [0.000001, 0]]" "$R")
 add "$U" "1e5 requests at one instant" "trace.points" < <(inference a "" "points: [[0, 1e11], [0.000001, 0]]" "$R")
 add "$U" "input tokens 2e9" "input_tokens" < <(inference a "" "$P, input_tokens: 2000000000" "$R")
+# Issue 27 §6: validated ok, then the phase scheduler looped forever / the oracle allocated one
+# entry per interval of a trace stretched past the int64 range.
+add "$U" "total_steps 1e-12 (less than a step)" "job.total_steps" < <(training a "" "$C" "total_steps: 1e-12, epochs: 2")
+add "$U" "total_samples below one batch" "job.total_samples" < <(training a "" "$C" "total_samples: 1, global_batch: 64, epochs: 2")
+add "$U" "time_compression stretches arrivals past int64" "trace" < <(inference a "" "points: [[0, 0.0001], [1000000000, 0]], time_compression: 0.001" "$R")
 
 N="numbers past their type's range"
 add "$N" "duration 1e10 s" "spec.duration" < <(training a "" "$C" "$J" | sed 's/duration: 10h/duration: 1e10/')

@@ -285,6 +285,11 @@ TEST_F(ApiServerTest, UnknownPathsAre404AndWritesAre405) {
     }
   }
   ExpectError(Send(port_, "POST", "/nope"), 404, "NotFound", "no such path");
+  // Issue 27 §6: answered "unknown workload '/decisions'".
+  for (const std::string path : {"/api/v1/workloads//decisions", "/api/v1/workloads//llm"}) {
+    SCOPED_TRACE(path);
+    ExpectError(Get(port_, path), 400, "BadRequest", "no workload name in " + path);
+  }
   const Answer head = Send(port_, "HEAD", "/api/v1/workloads");
   EXPECT_EQ(head.status, 200);
   EXPECT_TRUE(head.body.empty());

@@ -168,6 +168,48 @@ TEST(Scenario, CompareEntriesMayCarryALabel) {
   }
 }
 
+// `simulate --policy NAME` runs the compare entry labelled NAME, with its parameters (issue 27
+// §5: --policy kpa ran a default KPA, --policy hpa failed for want of metrics, --policy
+// hpa-queue was unknown); a policy it does not compare runs with its defaults, and a name that
+// is neither is an error listing the labels it compares.
+TEST(Scenario, PolicyFlagSelectsTheCompareEntryWithThatLabel) {
+  const std::string compare =
+      "  compare: [{name: static, replicas: 3, label: three}, {name: training, rescale_burst: 4}, "
+      "{name: static, replicas: 1}]";
+  auto s = ParseScenario(With(22, compare), "s.yaml");
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  struct Case {
+    std::string policy;
+    std::string label;      // of the run; empty: an error is expected
+    std::string check_key;  // a field of the run's policy node
+    double check_value;
+    std::string want_error;
+  };
+  const std::vector<Case> cases = {
+      {"three", "three", "replicas", 3, ""},
+      {"training", "training", "rescale_burst", 4, ""},  // the entry's field, not the default
+      {"static", "static", "replicas", 1, ""},           // the entry labelled static (line order)
+      {"kpa", "kpa", "target", -1, ""},  // not compared here: a registered policy, defaults
+      {"hpa-queue", "", "", 0,
+       "unknown policy 'hpa-queue' for --policy: s.yaml compares three, training, static (by "
+       "label), and any policy ("},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.policy);
+    auto runs = s->Runs({c.policy});
+    if (c.label.empty()) {
+      ASSERT_FALSE(runs.ok());
+      EXPECT_NE(runs.status().message().find(c.want_error), std::string::npos)
+          << runs.status().message();
+      continue;
+    }
+    ASSERT_TRUE(runs.ok()) << runs.status().message();
+    ASSERT_EQ(runs->size(), 1u);
+    EXPECT_EQ((*runs)[0].label, c.label);
+    EXPECT_DOUBLE_EQ((*runs)[0].policy_nodes[0].Number(c.check_key, -1), c.check_value);
+  }
+}
+
 TEST(Scenario, ShippedExamplesAreValid) {
   namespace fs = std::filesystem;
   int n = 0;

@@ -221,6 +221,15 @@ std::vector<std::string> HpaPolicy::Signals() const {
   return out;
 }
 
+bool HpaPolicy::HandlesPartial(std::string_view signal) const {
+  for (const auto& m : cfg_.metrics) {
+    if (m.signal == signal) {
+      return m.spec.source == hpa::SourceType::kResource || m.spec.source == hpa::SourceType::kPods;
+    }
+  }
+  return false;
+}
+
 Recommendation HpaPolicy::Recommend(const PolicyInput& in, PersistentState& state) const {
   (void)state;
   Recommendation rec;
@@ -244,7 +253,8 @@ Recommendation HpaPolicy::Recommend(const PolicyInput& in, PersistentState& stat
     if (!o.result) {
       ++invalid;
     } else if (!winner || o.result->replicas > best) {
-      best = o.result->replicas;
+      // Saturated as every policy's output is (a need of INT_MAX replicas is "the most").
+      best = std::clamp(o.result->replicas, 0, kMaxReplicaCount);
       winner = &o;
     }
   }

@@ -60,6 +60,9 @@ class HpaPolicy final : public Policy {
   std::string_view Name() const override { return "hpa"; }
   Recommendation Recommend(const PolicyInput& in, PersistentState& state) const override;
   std::vector<std::string> Signals() const override;
+  // Resource and Pods metrics: a pod whose value was dropped is a pod without a metric, which
+  // the HPA's own rule covers. Object and External totals are not: a partial sum vetoes.
+  bool HandlesPartial(std::string_view signal) const override;
 
  private:
   HpaConfig cfg_;

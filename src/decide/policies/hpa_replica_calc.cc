@@ -111,12 +111,15 @@ Result<ResourceRatio> ResourceUtilizationRatio(const PodMetrics& metrics,
                                                const std::vector<Pod>& pods, int64_t target) {
   int64_t metrics_total = 0;
   int64_t requests_total = 0;
+  // Saturating: pods may report anything (5e15 each is 5e18 milli-units), and a wrapped sum
+  // read as a negative usage and scaled 4 -> 1. Kubernetes' int64 sums would wrap too; here a
+  // huge usage stays huge.
   metrics.ForEach([&](size_t i, int64_t v) {
-    metrics_total += v;
-    requests_total += pods[i].request;
+    metrics_total = SaturatingAdd(metrics_total, v);
+    requests_total = SaturatingAdd(requests_total, pods[i].request);
   });
   if (requests_total == 0) return Status::Error("no metrics returned matched known pods");
-  const int64_t pct = metrics_total * 100 / requests_total;
+  const int64_t pct = SaturatingMul(metrics_total, 100) / requests_total;
   const int32_t util = static_cast<int32_t>(std::clamp<int64_t>(pct, INT32_MIN, INT32_MAX));
   return ResourceRatio{static_cast<double>(util) / static_cast<double>(target), util,
                        metrics_total / static_cast<int64_t>(metrics.size())};
@@ -124,7 +127,7 @@ Result<ResourceRatio> ResourceUtilizationRatio(const PodMetrics& metrics,
 
 std::pair<double, int64_t> MetricUsageRatio(const PodMetrics& metrics, int64_t target) {
   int64_t total = 0;
-  metrics.ForEach([&](size_t, int64_t v) { total += v; });
+  metrics.ForEach([&](size_t, int64_t v) { total = SaturatingAdd(total, v); });
   const int64_t usage = total / static_cast<int64_t>(metrics.size());
   return {static_cast<double>(usage) / static_cast<double>(target), usage};
 }
@@ -185,9 +188,10 @@ Result<CalcResult> PerPodReplicas(const MetricSpec& spec, const std::vector<Pod>
     if (ratio < 1.0) {
       // Scale-down: a pod without a metric is assumed to use its share in full.
       for (size_t i : g.missing) {
-        metrics.Set(i, utilization
-                           ? pods[i].request * std::max<int64_t>(100, spec.target_value) / 100
-                           : spec.target_value);
+        metrics.Set(
+            i, utilization
+                   ? SaturatingMul(pods[i].request, std::max<int64_t>(100, spec.target_value)) / 100
+                   : spec.target_value);
       }
     } else if (ratio > 1.0) {
       for (size_t i : g.missing) metrics.Set(i, 0);  // scale-up: assumed idle

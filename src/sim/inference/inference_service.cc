@@ -1,6 +1,7 @@
 #include "sim/inference/inference_service.h"
 
 #include <algorithm>
+#include <cstdio>
 
 #include "core/numeric.h"
 #include "core/signal.h"
@@ -270,6 +271,25 @@ report::TimelinePoint InferenceService::TimelinePoint(TimePoint now) const {
   return p;
 }
 
+namespace {
+
+// The oracle keeps one entry per interval up to the last arrival: refuse a span (a trace
+// stretched by time_compression < 1) that would need more than kMaxOracleIntervals of them.
+Status CheckOracleSpan(int64_t last_arrival_ns, double interval_s) {
+  const double span_s = static_cast<double>(last_arrival_ns) / 1e9;
+  const double intervals = span_s / interval_s;
+  if (intervals <= static_cast<double>(kMaxOracleIntervals)) return Status::Ok();
+  char buf[256];
+  std::snprintf(buf, sizeof buf,
+                "the last request arrives at t = %.4g s of the replay (after time_compression), "
+                "%.4g oracle intervals of %g s; at most %lld (docs/limits.md): raise "
+                "time_compression or use duration_s",
+                span_s, intervals, interval_s, static_cast<long long>(kMaxOracleIntervals));
+  return Status::Invalid(buf);
+}
+
+}  // namespace
+
 std::unique_ptr<SimWorkload> BuildInferenceService(const config::ConfigNode& workload,
                                                    const WorkloadEnv& env) {
   const config::ConfigNode body = workload.Child("service");
@@ -282,10 +302,12 @@ std::unique_ptr<SimWorkload> BuildInferenceService(const config::ConfigNode& wor
     std::vector<traces::TraceRequest> buf;
     size_t total = 0;
     int64_t second = -1, in_second = 0;  // arrivals come in time order
+    int64_t last_ns = 0;
     do {
       buf.clear();
       st = (*stream)->Next(buf, 1 << 15);
       total += buf.size();
+      if (!buf.empty()) last_ns = std::max(last_ns, buf.back().arrival_ns);
       for (const auto& r : buf) {
         const int64_t s = r.arrival_ns / 1'000'000'000;
         in_second = s == second ? in_second + 1 : 1;
@@ -306,6 +328,7 @@ std::unique_ptr<SimWorkload> BuildInferenceService(const config::ConfigNode& wor
       }
     } while (st.ok() && !buf.empty());
     if (st.ok() && total == 0) st = Status::Error("the trace has no requests in its window");
+    if (st.ok()) st = CheckOracleSpan(last_ns, spec->oracle_interval_s);
   }
   if (!st.ok()) {
     const config::ConfigNode trace = body.Child("trace");
