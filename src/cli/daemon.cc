@@ -387,7 +387,10 @@ Status Daemon::MakeAiScalers() {
   AiScalerWatchEnv env;
   env.config = &cfg_;
   env.registries = registries_.get();
-  env.build = BuildEnv{&clock_, &http_, nullptr, cfg_.run_dir};
+  env.build.clock = &clock_;
+  env.build.http = &http_;
+  env.build.run_dir = cfg_.run_dir;
+  env.build.gpu_slots = gpu_slots_;
   env.source_by_name = [this](const std::string& name) -> MetricSource* {
     auto it = sources_.find(name);
     return it == sources_.end() ? nullptr : it->second.get();

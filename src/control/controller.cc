@@ -104,7 +104,7 @@ void Controller::StartCollecting(Workload& w) {
     collect.push_back({s.signal, s.expression, s.source,
                        s.interval.count() > 0 ? s.interval : options_.collect_interval,
                        s.timeout.count() > 0 ? s.timeout : options_.fetch_timeout,
-                       w->binding.staleness});
+                       w.binding.staleness});
   }
   w.collect_id = collector_.Add(w.binding.ref, collect);
 }

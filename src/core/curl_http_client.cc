@@ -178,9 +178,6 @@ void SetCommon(CURL* c, const HttpRequest& req, curl_slist* headers, HttpRespons
   curl_easy_setopt(c, CURLOPT_HEADERDATA, resp);
   curl_easy_setopt(c, CURLOPT_ERRORBUFFER, detail);
   curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
-  // Ask for gzip and decode what comes (libcurl's own decoder, zlib): a server that compresses
-  // anyway is read too. Checked after decoding: max_body_bytes bounds the decoded size.
-  curl_easy_setopt(c, CURLOPT_ACCEPT_ENCODING, "gzip");
   SetTls(c, req.tls);
 }
 
@@ -207,6 +204,10 @@ Result<HttpResponse> CurlHttpClient::Send(const HttpRequest& req) {
   SetCommon(c, req, headers.get(), &resp, detail);
   curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, &OnBody);
   curl_easy_setopt(c, CURLOPT_WRITEDATA, &sink);
+  // Ask for gzip and decode what comes (libcurl's own decoder, zlib): a server that compresses
+  // anyway is read too. Checked after decoding: max_body_bytes bounds the decoded size. (Not in
+  // Stream: a compressing server holds a watch's events back until a block fills.)
+  curl_easy_setopt(c, CURLOPT_ACCEPT_ENCODING, "gzip");
   // A stopping daemon aborts the transfer (Cancel) instead of waiting out a slow server.
   curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
   curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, &OnProgress);

@@ -378,7 +378,7 @@ TEST(Run, StartupErrorsExitOneWithAClearMessageAndLeaveNoProcess) {
        [](const RunFixture& f, const ConfigOptions& o) {
          return Config(f, o) + "      gpus_per_replica: 2\n  pool: {size: 1}\n";
        },
-       "unable to start local replicas of svc: a replica needs 2 GPU slots but the pool has 1"},
+       "unable to start local workload svc: a replica needs 2 GPU slots but the pool has 1"},
       {"local pool past its bound", [](ConfigOptions&, auto&) {},
        [](const RunFixture& f, const ConfigOptions& o) {
          return Config(f, o) + "  pool: {size: 2000}\n";
@@ -487,7 +487,7 @@ class TinyPrometheus {
           std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
               .count();
       nlohmann::json result = nlohmann::json::array();
-      for (const char* pod : {"a", "b"}) {
+      for (const char* pod : {"svc-0", "svc-1"}) {  // the local engine's replicas
         result.push_back({{"metric", {{"pod", pod}}}, {"value", {now, "1"}}});
       }
       const nlohmann::json body = {{"status", "success"},
@@ -537,7 +537,7 @@ TEST(Run, TheFirstTickSeesTheFirstRoundOfFetches) {
       "  workloads:\n"
       "    - name: svc\n"
       "      kind: Deployment\n"
-      "      min_replicas: 1\n"
+      "      min_replicas: 2\n"
       "      max_replicas: 4\n"
       "      policy:\n"
       "        name: hpa\n"

@@ -77,7 +77,7 @@ TEST(Validate, BadControllerConfigsNameThePlace) {
        "  period: -5s\n"
        "  workloads:\n"
        "    - {name: a, kind: Deployment, policy: {name: static}}\n",
-       false, "4:11: spec.period: ", "must be > 0, got -5"},
+       false, "4:11: spec.period: ", "must be >= 0.1, got -5"},
       {"negative min_dwell",
        "  workloads:\n"
        "    - name: job\n"
