@@ -19,9 +19,8 @@ void ReadScenarioMembership(const config::ConfigNode& w, const Scenario& s, Work
 }
 
 const std::vector<std::string>& PoolRoles() {
-  static const std::vector<std::string> kRoles = {
-      "static_partition", "separate_autoscalers", "whole_job", "pool", "alone",
-      "static_quotas",    "free_borrowing"};
+  static const std::vector<std::string> kRoles = {"static_partition", "separate_autoscalers",
+                                                  "whole_job", "pool", "alone"};
   return kRoles;
 }
 
