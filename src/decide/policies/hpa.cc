@@ -179,7 +179,9 @@ void AddFacts(const MetricOutcome& o, const HpaMetricText& t, std::vector<Fact>&
 
 int64_t ToMilli(double v) {
   const double m = v * 1000.0;
-  // Saturating: an observed 1e300 must read as "huge", not as an undefined cast.
+  // Saturating: an observed 1e300 must read as "huge", not as an undefined cast. An infinite m
+  // is answered first: inf - inf below is NaN, which saturates to the lowest value.
+  if (std::isinf(m)) return SaturatingToInt64(m);
   return SaturatingToInt64(std::ceil(m - 1e-6 * std::max(1.0, std::abs(m))));
 }
 
