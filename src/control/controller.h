@@ -165,9 +165,9 @@ class Controller {
     PersistentState stabilizer_state;
     PersistentState pool_state;  // when the pool last shrank it (regrowth hysteresis)
     std::string key, policy_key, stabilizer_key, pool_key;  // in the Store, built once
-    int last_current = 0;  // the engine's size at the last successful Observe
-    bool steered = false;  // an operator's pause or pin shaped this tick's decision
-    std::optional<int> pool_limit;                // PolicyInput::pool_limit for the next tick
+    int last_current = 0;           // the engine's size at the last successful Observe
+    bool steered = false;           // an operator's pause or pin shaped this tick's decision
+    std::optional<int> pool_limit;  // PolicyInput::pool_limit for the next tick
     std::deque<std::pair<double, int>> wants;  // (t_s, want) over the pool's trend window
     size_t collect_id = 0;
     std::vector<size_t> signal_slots;  // binding.signals[k] -> its slot in `signals`
@@ -225,9 +225,9 @@ class Controller {
   std::optional<PoolSpec> pool_spec_;
   const PoolAllocator* allocator_ = nullptr;
   std::unique_ptr<PoolWatch> pool_watch_;
-  Allocation last_allocation_;  // for PoolRoom and the API
+  Allocation last_allocation_;                           // for PoolRoom and the API
   std::deque<std::pair<double, int64_t>> idle_history_;  // (t_s, idle GPUs) after allocations
-  std::optional<int64_t> last_elastic_idle_;              // StableIdle at the last allocation
+  std::optional<int64_t> last_elastic_idle_;             // StableIdle at the last allocation
   std::string last_pool_note_;
   mutable std::mutex reason_mu_;  // guards not_applying_reason_
   std::string not_applying_reason_;

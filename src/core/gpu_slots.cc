@@ -40,8 +40,8 @@ int GpuSlots::Release(const std::string& holder, const std::vector<int>& ids) {
 
 int GpuSlots::Free() const {
   std::lock_guard<std::mutex> lock(mu_);
-  return static_cast<int>(
-      std::count_if(holders_.begin(), holders_.end(), [](const std::string& h) { return h.empty(); }));
+  return static_cast<int>(std::count_if(holders_.begin(), holders_.end(),
+                                        [](const std::string& h) { return h.empty(); }));
 }
 
 std::vector<std::string> GpuSlots::Holders() const {

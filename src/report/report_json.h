@@ -7,9 +7,10 @@
 // "rescales_per_hour", "workloads" (each workload's summary with "name" and, when judged,
 // "vs_targets"), "timeline" (every workload's points; with several, each point names its
 // "workload"), "decisions" ({total, kept, by_rule, by_action, changes}), "vs_static" and
-// "vs_targets"; a shared-pool scenario adds "pool_comparison". A figure a workload kind does not have is absent (or null where every run
-// entry has the key: gpu_hours, completion_time_s, mean_gpu_util, max_failure_replacement_s),
-// never a 0 that was not measured. Write-only: nothing in aiscale reads it back.
+// "vs_targets"; a shared-pool scenario adds "pool_comparison". A figure a workload kind does not
+// have is absent (or null where every run entry has the key: gpu_hours, completion_time_s,
+// mean_gpu_util, max_failure_replacement_s), never a 0 that was not measured. Write-only: nothing
+// in aiscale reads it back.
 #pragma once
 
 #include <nlohmann/json.hpp>

@@ -155,7 +155,7 @@ struct RunSummary {
   // `role`: static_partition, pool, ...); empty otherwise. Written to report.json as is.
   std::string role;
   nlohmann::json pool;  // the shared pool's figures when the run had one (written as is)
-  bool cut = false;  // ended at the duration limit with work left
+  bool cut = false;     // ended at the duration limit with work left
   double end_s = 0;
   std::vector<WorkloadSummary> workloads;
   DecisionDigest decisions;

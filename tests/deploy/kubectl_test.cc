@@ -73,12 +73,11 @@ class DiscoveryServer {
  public:
   DiscoveryServer() {
     docs_["/api"] = {{"kind", "APIVersions"}, {"versions", {"v1"}}};
-    docs_["/apis"] = {
-        {"kind", "APIGroupList"},
-        {"apiVersion", "v1"},
-        {"groups",
-         {Group("apps"), Group("rbac.authorization.k8s.io"), Group("apiextensions.k8s.io"),
-          Group("networking.k8s.io")}}};
+    docs_["/apis"] = {{"kind", "APIGroupList"},
+                      {"apiVersion", "v1"},
+                      {"groups",
+                       {Group("apps"), Group("rbac.authorization.k8s.io"),
+                        Group("apiextensions.k8s.io"), Group("networking.k8s.io")}}};
     docs_["/api/v1"] =
         ResourceList("v1", {{"namespaces", "namespace", "Namespace", false},
                             {"serviceaccounts", "serviceaccount", "ServiceAccount", true},
