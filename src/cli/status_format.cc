@@ -124,9 +124,14 @@ std::string DescribeText(const Json& w, const Json& decisions, double now_s) {
      << "Last rule:       " << Str(w, "rule") << " (for " << Age(now_s, Num(w, "rule_since_s"))
      << ")\n";
   const Json last = w.contains("last_decision") ? w["last_decision"] : Json();
-  if (last.is_object() && last.contains("granted")) {
-    os << "Pool:            wanted " << Str(last, "wanted") << ", granted " << Str(last, "granted")
-       << (last.contains("why") ? " (" + Str(last, "why") + ")" : "") << "\n";
+  // The shared pool's part of the decision (Decision.pool: tenant, wanted, granted, reason,
+  // detail), when the workload is in one.
+  const Json pool = last.is_object() && last.contains("pool") ? last["pool"] : Json();
+  if (pool.is_object() && pool.contains("granted")) {
+    const std::string detail = Str(pool, "detail");
+    os << "Pool:            tenant " << Str(pool, "tenant") << ": wanted " << Str(pool, "wanted")
+       << ", granted " << Str(pool, "granted") << " (" << Str(pool, "reason")
+       << (detail.empty() || detail == "-" ? "" : ": " + detail) << ")\n";
   }
   std::vector<Row> cond = {{"  Type", "Status", "Reason", "Message"}};
   if (w.contains("conditions") && w["conditions"].is_array()) {
