@@ -150,7 +150,7 @@ check "its decisions say the signal is missing (fetch failed)" \
 # broken
 check "aiscale never scaled the job serving NaN" bash -c "! grep -q '^aiscale: broken .*action=scaled' '$log'"
 check "its decisions name the NaN samples_per_s" \
-  grep -q "^aiscale: broken .*samples_per_s is invalid (1 of 1 values NaN" "$log"
+  grep -q "^aiscale: broken .*samples_per_s is invalid (all 1 values dropped (1 NaN" "$log"
 check "the unknown phase is not data: its decisions say phase is missing" \
   grep -q "^aiscale: broken .*phase missing" "$log"
 t0=$SECONDS
