@@ -178,8 +178,8 @@ PY
 check w-low policy=hpa scaled=2:1
 check w-http500 policy=hpa held=2 status=fetch_failed "detail=prometheus answered HTTP 500 internal"
 check w-badjson policy=hpa held=2 status=fetch_failed "detail=malformed prometheus response: invalid JSON"
-check w-nan policy=hpa held=2 status=invalid "detail=2 of 2 values NaN, infinite or out of range"
-check w-inf policy=hpa held=2 status=invalid "detail=2 of 2 values NaN, infinite or out of range"
+check w-nan policy=hpa held=2 status=invalid "detail=all 2 values dropped (2 NaN, infinite or out of range)"
+check w-inf policy=hpa held=2 status=invalid "detail=all 2 values dropped (2 NaN, infinite or out of range)"
 check w-vanish policy=hpa held=2 status=missing "detail=no observations" was_ok=1
 check w-huge policy=hpa held=2 status=fetch_failed "detail=response body exceeds 65536"
 check w-endless policy=hpa held=2 status=fetch_failed "detail=timed out"
@@ -192,7 +192,7 @@ check w-never ready=0 "engine=replica 0 not ready yet"
 # The same, in words, through `aiscale explain --url`.
 "$bin" explain w-nan --url "http://127.0.0.1:$api_port" --limit 1 >"$ITEST_TMP/explain.log" 2>&1 ||
   itest_fail "aiscale explain w-nan failed"
-grep -q "concurrency invalid (not data): 2 of 2 values NaN" "$ITEST_TMP/explain.log" ||
+grep -q "concurrency invalid (not data): all 2 values dropped (2 NaN" "$ITEST_TMP/explain.log" ||
   itest_fail "aiscale explain does not say the signal was invalid"
 
 # SIGTERM: the tick in flight finishes, every replica stops, exit 0, nothing left behind.

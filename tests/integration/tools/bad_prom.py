@@ -4,7 +4,7 @@
 Serves GET/POST /<mode>/api/v1/query, so one server gives each source of a controller config
 its own failure: the source url http://127.0.0.1:P/<mode> names the mode. Answers follow the
 shape of Prometheus's instant-query API (tests/monitor/testdata/promql_vector_*.json): an
-instant vector of two series (pod a, pod b) stamped with the current time.
+instant vector of two series (pods w-MODE-0 and w-MODE-1) stamped with the current time.
 
 Modes:
   low        two series of 1 (a valid answer that allows a scale-down: the test's control)
@@ -32,9 +32,12 @@ import time
 MODES = ("low", "http500", "badjson", "nan", "inf", "vanish", "huge", "endless")
 
 
-def vector(value):
+def vector(value, mode):
+    # One series per replica of workload w-MODE, named as the local engine names them (w-MODE-0,
+    # w-MODE-1): aiscale ignores series of pods that are not among the engine's replicas.
     now = round(time.time(), 3)
-    result = [{"metric": {"pod": pod}, "value": [now, value]} for pod in ("a", "b")]
+    pods = ("w-%s-0" % mode, "w-%s-1" % mode)
+    result = [{"metric": {"pod": pod}, "value": [now, value]} for pod in pods]
     return {"status": "success", "data": {"resultType": "vector", "result": result}}
 
 
@@ -74,24 +77,24 @@ class Handler(http.server.BaseHTTPRequestHandler):
             first = self.first_seen.setdefault(mode, time.time())
         print("query mode=%s" % mode, flush=True)
         if mode == "low":
-            self.send(200, json.dumps(vector("1")))
+            self.send(200, json.dumps(vector("1", mode)))
         elif mode == "http500":
             self.send(500, json.dumps({"status": "error", "errorType": "internal",
                                        "error": "injected internal error"}))
         elif mode == "badjson":
-            self.send(200, json.dumps(vector("3"))[:40])
+            self.send(200, json.dumps(vector("3", mode))[:40])
         elif mode == "nan":
-            self.send(200, json.dumps(vector("NaN")))
+            self.send(200, json.dumps(vector("NaN", mode)))
         elif mode == "inf":
-            self.send(200, json.dumps(vector("+Inf")))
+            self.send(200, json.dumps(vector("+Inf", mode)))
         elif mode == "vanish":
             if time.time() - first < self.cfg.vanish_after:
-                self.send(200, json.dumps(vector("10")))
+                self.send(200, json.dumps(vector("10", mode)))
             else:
                 body = {"status": "success", "data": {"resultType": "vector", "result": []}}
                 self.send(200, json.dumps(body))
         elif mode == "huge":
-            head = json.dumps(vector("1"))[:-2]
+            head = json.dumps(vector("1", mode))[:-2]
             pad = ', "padding": "' + "x" * self.cfg.huge_bytes + '"}}'
             self.send(200, head + pad)
         else:
