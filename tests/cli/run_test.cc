@@ -487,9 +487,9 @@ class TinyPrometheus {
           std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
               .count();
       nlohmann::json result = nlohmann::json::array();
-      for (const char* pod : {"svc-0", "svc-1"}) {  // the local engine's replicas
-        result.push_back({{"metric", {{"pod", pod}}}, {"value", {now, "1"}}});
-      }
+      // The local engine's one replica. One, not two: the engine starts its replicas one by
+      // one, and a series of a replica not started yet is foreign to it (workload_signals.h).
+      result.push_back({{"metric", {{"pod", "svc-0"}}}, {"value", {now, "2"}}});
       const nlohmann::json body = {{"status", "success"},
                                    {"data", {{"resultType", "vector"}, {"result", result}}}};
       res.set_content(body.dump(), "application/json");
@@ -537,7 +537,7 @@ TEST(Run, TheFirstTickSeesTheFirstRoundOfFetches) {
       "  workloads:\n"
       "    - name: svc\n"
       "      kind: Deployment\n"
-      "      min_replicas: 2\n"
+      "      min_replicas: 1\n"
       "      max_replicas: 4\n"
       "      policy:\n"
       "        name: hpa\n"
@@ -556,7 +556,7 @@ TEST(Run, TheFirstTickSeesTheFirstRoundOfFetches) {
   const Decision& first = ds.front();
   ASSERT_EQ(first.inputs.size(), 1u);
   EXPECT_EQ(first.inputs[0].status, SignalStatus::kOk) << first.inputs[0].detail;
-  EXPECT_EQ(first.inputs[0].sum, 2);
+  EXPECT_EQ(first.inputs[0].sum, 2) << first.inputs[0].detail << "\n" << f.log();
   EXPECT_TRUE(f.Replicas().empty());
 }
 
