@@ -293,7 +293,9 @@ TEST(TrainingPolicy, GainBelowRestartCostHolds) {
     h.util = 60;
     h.apply = false;
     h.remaining = CommHeavy(8) * 600;
-    h.RunUntil(30);
+    // 5 readings at 8 (the first tick only starts the phase): the baseline a move to a size
+    // never measured waits for.
+    h.RunUntil(90);
     const Recommendation r = h.log.back().second;
     EXPECT_EQ(r.rule, c.rule) << r.reason;
     EXPECT_EQ(r.desired < 8, c.margin == 0) << r.reason;
@@ -493,6 +495,35 @@ TEST(TrainingPolicy, OneNoisyReadingAtAMeasuredSizeSendsNoJobBack) {
     for (const auto& [name, v] : r.facts) stated |= name == "compute_sd_at_2";
   }
   EXPECT_TRUE(stated);
+}
+
+TEST(TrainingPolicy, ASizeIsLeftForAnUnmeasuredOneOnlyWithReadingsToJudgeItBy) {
+  // The CI run of elastic_learn (2026-12-05): the job started at 2, the prior sent it to 3 on
+  // the first reading at 2, 3 read 222 samples/s per node against 2's 327, and the job stayed
+  // at 3 for good: one reading at 2 has the pooled spread (15%) as its own, z = 2.2 < 3, and
+  // no more readings at 2 could come. An exploring move must first leave a baseline to judge
+  // it by: a few readings where the job is. Readings here vary +-15% tick to tick.
+  Harness h(ElasticLearn::Config(), ElasticLearn::Context(), 2);
+  int tick = 0;
+  h.rate = [&tick](int n) {
+    const double noise = 1 + 0.15 * ((tick++ + 1) % 3 - 1);  // first reading: 1.0
+    return (n == 3 ? 3 * 222.0 : 2 * 327.0) * noise;
+  };
+  h.RunUntil(900, 3);
+  EXPECT_EQ(ElasticLearn::Moves(h, 3), 1);
+  EXPECT_EQ(ElasticLearn::Moves(h, 2), 1) << h.log.back().second.reason;
+  EXPECT_EQ(h.current, 2) << h.log.back().second.reason;
+  // The exploring move said what it waited for, and left with readings at 2 behind it.
+  double readings_at_2 = 0;
+  for (const auto& [t, r] : h.log) {
+    if (r.desired == 3 && r.rule.rfind("rescale", 0) == 0) {
+      for (const auto& [name, v] : r.facts) {
+        if (name == "evidence_readings_at_2") readings_at_2 = v;
+      }
+      break;
+    }
+  }
+  EXPECT_GE(readings_at_2, 5);
 }
 
 TEST(TrainingPolicy, ABetterSizeIsTakenOnceTheReadingsShowIt) {

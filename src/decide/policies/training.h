@@ -24,8 +24,9 @@
 //      cost by gain_margin; a phase (load, eval) gets a size of its own when its learned length
 //      (mean less one deviation) outlasts min_dwell and the bucket can pay for the way back.
 //      A move between two sizes both measured must be backed by their readings beyond their
-//      noise (move_evidence.h: 3 standard errors), else hold_within_noise; the Decision states
-//      the evidence either way (facts evidence_*, compute_sd_at_N, compute_readings_at_N).
+//      noise (move_evidence.h: 3 standard errors), else hold_within_noise; a move to a size
+//      never measured waits for 5 readings at the current one (hold_for_baseline); the Decision
+//      states the evidence either way (facts evidence_*, compute_sd_at_N, compute_readings_at_N).
 //   7. hold_*: otherwise, saying why.
 // A phase boundary is seen on the tick it happens (the job's `phase` signal, or inferred), and
 // rules 5 and 6 act on it at once when the budget and the payoff allow.

@@ -27,6 +27,10 @@ constexpr double kTokenSlack = 1e-9;
 // are not independent (the job's rate window spans about two ticks), so the error counted
 // from them is optimistic by about sqrt(2): 3 keeps a two-sigma margin on independent data.
 constexpr double kEvidenceZ = 3;
+// Readings a size must have before the job leaves it for a size never measured: the baseline
+// the move is judged against once the new size has readings. With one, a 15% spread puts a
+// 30% difference within noise, and the job could not come back to learn more (elastic_learn).
+constexpr double kBaselineReadings = 5;
 
 int FloorTo(int v, int g) { return (v / g) * g; }
 int LargestAllowed(const TrainingTick& k);
@@ -416,7 +420,8 @@ bool TryProbe(TrainingTick& k, const PlanInput& pi, const PlanResult& pr,
 
 // A job-level move between sizes must be backed by what was measured at both beyond their
 // noise (move_evidence.h): the confidence goes into the facts; when it falls short, the size
-// holds and the Decision says so. Returns true when it held.
+// holds and the Decision says so. A move to a size never measured waits for a baseline of
+// readings where the job is. Returns true when it held.
 bool HoldWithinNoise(TrainingTick& k, const PlanResult& pr, const MoveEvidence& ev) {
   k.Fact("evidence_z", ev.judged ? ev.z : 0);
   k.Fact("evidence_z_needed", kEvidenceZ);
@@ -424,6 +429,14 @@ bool HoldWithinNoise(TrainingTick& k, const PlanResult& pr, const MoveEvidence& 
   for (const SizeEvidence* e : {&ev.from, &ev.to}) {
     k.Fact("evidence_readings_at_" + Str(e->nodes), e->count);
     if (e->count > 0) k.Fact("evidence_mean_at_" + Str(e->nodes), e->mean);
+  }
+  if (!ev.judged && ev.to.count <= 0 && ev.from.count < kBaselineReadings) {
+    k.rec.rule = "hold_for_baseline";
+    k.rec.reason = k.note + "the model prefers " + Str(pr.chosen.first) + " (never measured) to " +
+                   Str(k.in.current) + "; first " + Num(kBaselineReadings) + " readings at " +
+                   Str(k.in.current) + " (" + Num(ev.from.count) +
+                   " so far), so the move can be judged against them";
+    return true;
   }
   if (ev.Backs(kEvidenceZ)) return false;
   k.rec.rule = "hold_within_noise";
