@@ -1,5 +1,6 @@
 // AllocatorRun's reclaims: which workloads give GPUs back for whom, cheapest source first.
 #include <algorithm>
+#include <limits>
 
 #include "decide/allocator_run.h"
 
@@ -48,16 +49,17 @@ double AllocatorRun::Cost(size_t v, int to) const {
   return cached.second;
 }
 
-std::vector<size_t> AllocatorRun::Candidates(const Asker& a, Tier tier) const {
-  if (tier == Tier::kOwnTenant) return by_tenant_[a.tenant];
-  std::vector<size_t> out;
-  for (size_t t = 0; t < by_tenant_.size(); ++t) {
-    const bool lends = static_cast<int>(t) != a.tenant && Excess(static_cast<int>(t)) > 0;
-    if (tier != Tier::kBorrowed || lends) {
-      out.insert(out.end(), by_tenant_[t].begin(), by_tenant_[t].end());
-    }
+bool AllocatorRun::Looks(const Asker& a, Tier tier, int t) const {
+  switch (tier) {
+    case Tier::kOwnTenant:
+      return t == a.tenant;
+    case Tier::kBorrowed:
+      return t != a.tenant && Excess(t) > 0;
+    case Tier::kAnyTenant:
+    case Tier::kBelowFloors:
+      return true;
   }
-  return out;
+  return false;
 }
 
 int64_t AllocatorRun::Reclaim(const Asker& a, int64_t need, bool apply) {
@@ -79,27 +81,29 @@ int64_t AllocatorRun::ReclaimTier(const Asker& a, Tier tier, int64_t need) {
   return got;
 }
 
-int64_t AllocatorRun::Available(const Asker& a, Tier tier) const {
-  std::vector<int64_t> per_tenant(in_.tenants.size(), 0);
-  for (size_t v : Candidates(a, tier)) {
-    if (Eligible(v, a, tier)) per_tenant[C(v).tenant] += Reducible(v, a, tier);
-  }
+int64_t AllocatorRun::Available(const Asker& a, Tier tier, int64_t enough) const {
   int64_t total = 0;
-  for (size_t t = 0; t < per_tenant.size(); ++t) {
-    int64_t r = per_tenant[t];
+  for (size_t t = 0; t < by_tenant_.size() && total < enough; ++t) {
+    if (!Looks(a, tier, static_cast<int>(t))) continue;
     // A lending tenant gives no more than it borrowed, however many of its workloads could.
-    if (tier == Tier::kBorrowed) r = std::min(r, RoundUp(Excess(static_cast<int>(t)), 1));
-    total += r;
+    const int64_t limit =
+        tier == Tier::kBorrowed ? Excess(static_cast<int>(t)) : std::numeric_limits<int64_t>::max();
+    int64_t per = 0;
+    for (size_t v : by_tenant_[t]) {
+      if (per >= limit) break;
+      if (Eligible(v, a, tier)) per += Reducible(v, a, tier);
+    }
+    total += std::min(per, limit);
   }
   return total;
 }
 
 bool AllocatorRun::BestElastic(const Asker& a, Tier tier, int64_t need, Option& best) const {
   bool found = false, best_covers = false;
-  for (size_t v : Candidates(a, tier)) {
-    if (!C(v).elastic || !Eligible(v, a, tier)) continue;
+  ForEachCandidate(a, tier, [&](size_t v) {
+    if (!C(v).elastic || !Eligible(v, a, tier)) return;
     const int64_t r = Reducible(v, a, tier);
-    if (r <= 0) continue;
+    if (r <= 0) return;
     Option o{v, 0, r, 0};
     if (!WholeJob(v)) o.freed = std::min(RoundUp(need, StepGpus(v)), r);
     o.to = grant_[v] - static_cast<int>(o.freed / std::max(1, C(v).gpus_per_replica));
@@ -116,7 +120,7 @@ bool AllocatorRun::BestElastic(const Asker& a, Tier tier, int64_t need, Option& 
       best_covers = covers;
       found = true;
     }
-  }
+  });
   return found;
 }
 
@@ -145,10 +149,10 @@ int64_t AllocatorRun::ExpectedShort(const Asker& a) const {
 // (below them only when the pool itself shrank past every floor).
 int64_t AllocatorRun::ReclaimOthers(const Asker& a, Tier tier, int64_t need) {
   std::vector<size_t> victims;
-  for (size_t v : Candidates(a, tier)) {
+  ForEachCandidate(a, tier, [&](size_t v) {
     const bool kind_ok = tier == Tier::kBelowFloors || !C(v).elastic;
     if (kind_ok && Eligible(v, a, tier) && Reducible(v, a, tier) > 0) victims.push_back(v);
-  }
+  });
   std::stable_sort(victims.begin(), victims.end(),
                    [&](size_t x, size_t y) { return C(x).priority > C(y).priority; });
   int64_t got = 0;

@@ -180,9 +180,12 @@ int64_t AllocatorRun::Obtain(size_t r, int64_t gpus, bool owned) {
     return gpus;
   }
   const Asker a{r, t, C(r).priority, owned};
-  const int64_t outside = std::min(room(), free_ + Available(a, Tier::kBorrowed));
-  // Never shrink anyone for less than one step of the asker: the GPUs would sit idle.
-  const int64_t target = std::min(gpus, RoundDown(outside + Available(a, Tier::kOwnTenant), step));
+  const int64_t outside =
+      std::min(room(), free_ + Available(a, Tier::kBorrowed, std::max<int64_t>(0, room() - free_)));
+  // Never shrink anyone for less than one step of the asker: the GPUs would sit idle. (`gpus`
+  // is a multiple of the step, so counting past gpus - outside changes nothing.)
+  const int64_t target =
+      std::min(gpus, RoundDown(outside + Available(a, Tier::kOwnTenant, gpus - outside), step));
   if (target <= 0) {
     if (!owned && Limited(t) && room() < step) capped_[r] = true;
     return 0;

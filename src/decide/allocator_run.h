@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -69,10 +70,19 @@ class AllocatorRun {
   int64_t ReclaimElastic(const Asker& a, Tier tier, int64_t need);
   int64_t ReclaimOthers(const Asker& a, Tier tier, int64_t need);
   bool BestElastic(const Asker& a, Tier tier, int64_t need, Option& best) const;
-  // What `a` could free in `tier` at most (a dry run of ReclaimTier).
-  int64_t Available(const Asker& a, Tier tier) const;
-  // The claims a tier looks at: the asker's tenant, the tenants lending, or everyone.
-  std::vector<size_t> Candidates(const Asker& a, Tier tier) const;
+  // What `a` could free in `tier` at most (a dry run of ReclaimTier), or some amount >= `enough`
+  // once that is certain: an asker's Obtain needs no more, and a full count scans every claim.
+  int64_t Available(const Asker& a, Tier tier,
+                    int64_t enough = std::numeric_limits<int64_t>::max()) const;
+  // Whether tier looks at tenant t's claims: the asker's tenant, the tenants lending, everyone.
+  bool Looks(const Asker& a, Tier tier, int t) const;
+  template <class F>
+  void ForEachCandidate(const Asker& a, Tier tier, F&& visit) const {
+    for (size_t t = 0; t < by_tenant_.size(); ++t) {
+      if (!Looks(a, tier, static_cast<int>(t))) continue;
+      for (size_t v : by_tenant_[t]) visit(v);
+    }
+  }
   std::string AskerName(const Asker& a) const;
   // GPUs beyond `need` the asker expects to want within a shrunk job's hold (PoolClaim::expected)
   // and may take: freed with the same restart when an elastic job must shrink anyway.
