@@ -46,14 +46,6 @@ std::vector<std::string> ParseCommand(const ConfigNode& parent, const std::strin
   return argv;
 }
 
-// A path relative to the config file's directory (or kept relative when there is no file).
-std::string ResolvePath(const ConfigNode& target, const std::string& path) {
-  if (path.empty() || fs::path(path).is_absolute()) return path;
-  const std::string file = target.file();
-  if (file.empty()) return path;
-  return (fs::path(file).parent_path() / path).lexically_normal().string();
-}
-
 std::string DefaultWorkdir(const ConfigNode& target) {
   const std::string file = target.file();
   if (file.empty()) return "";
@@ -186,7 +178,7 @@ LocalTargetConfig LocalTargetConfig::Parse(const ConfigNode& t) {
   t.Enum("engine", "local", {"local"});
   c.command = ParseCommand(t, "command");
   c.shell_command = t.Child("command").raw().IsScalar();
-  c.workdir = t.Has("workdir") ? ResolvePath(t, t.String("workdir", "")) : DefaultWorkdir(t);
+  c.workdir = t.Has("workdir") ? t.ResolvePath(t.String("workdir", "")) : DefaultWorkdir(t);
   ParseEnv(t.Child("env"), c);
   c.base_port = t.Int("base_port", 0, config::Between(1, 65535));
   c.readiness = LocalReadiness::Parse(t.Child("readiness"), /*allow_log=*/true);
@@ -200,8 +192,8 @@ LocalTargetConfig LocalTargetConfig::Parse(const ConfigNode& t) {
   if (max < initial) backoff.ErrorAt("max", "must be >= initial");
   c.backoff_initial = Seconds(initial);
   c.backoff_max = Seconds(std::max(max, initial));
-  c.log_dir = ResolvePath(t, t.String("log_dir", ""));
-  c.run_dir = ResolvePath(t, t.String("run_dir", ""));
+  c.log_dir = t.ResolvePath(t.String("log_dir", ""));
+  c.run_dir = t.ResolvePath(t.String("run_dir", ""));
   if (t.Has("rendezvous_host_replica")) {
     c.rendezvous_host_replica = t.Int("rendezvous_host_replica", 0, config::Between(0, 10000));
   }

@@ -199,7 +199,7 @@ Result<std::vector<SlurmNode>> SlurmCli::Nodes(const std::string& partition) {
     if (nodes.ok() || nodes.status().IsUnavailable()) return nodes;
     if (out.exit_code == 0 && !out.out.empty() && out.out[0] == '{') return nodes;
   }
-  std::vector<std::string> argv = {"sinfo", "-h", "-N", "-o", "%N|%o|%T|%P"};
+  std::vector<std::string> argv = {"sinfo", "-h", "-N", "-o", "%N|%o|%T|%P|%G"};
   argv.insert(argv.end(), part.begin(), part.end());
   ASSIGN_OR_RETURN(CommandOutput out, Run(argv));
   if (out.exit_code != 0) return Failed("sinfo", out);

@@ -81,6 +81,15 @@ std::optional<std::vector<std::string>> SplitFields(std::string_view line, size_
 
 std::string NullToEmpty(std::string s) { return s == "(null)" ? "" : s; }
 
+Result<int> NodeGpus(const std::string& node, const std::string& gres) {
+  const std::optional<int> gpus = GresGpus(gres);
+  if (!gpus) {
+    return Status::Invalid("sinfo output: node " + node + ": unreadable GPU count in gres '" +
+                           gres + "'");
+  }
+  return *gpus;
+}
+
 // Node state flags (22.05 `state_flags`) under which an idle node takes no new job.
 bool FlagBlocksJobs(const std::string& flag) {
   static const std::set<std::string> kBlocking = {
@@ -124,11 +133,15 @@ Result<std::vector<SlurmNode>> ParseSinfoJson(std::string_view text) {
   std::vector<SlurmNode> nodes;
   for (const json& n : doc["nodes"]) {
     if (!n.is_object()) return Status::Invalid("sinfo output: a node is not an object");
-    SlurmNode node{Str(n, "name"), Str(n, "address"), Lower(Str(n, "state")), false, {}};
+    SlurmNode node{Str(n, "name"), Str(n, "address"), Lower(Str(n, "state")), false, {}, 0, ""};
     if (node.name.empty()) return Status::Invalid("sinfo output: a node has no name");
+    ASSIGN_OR_RETURN(node.gpus, NodeGpus(node.name, Str(n, "gres")));
     if (auto f = n.find("state_flags"); f != n.end() && f->is_array()) {
       for (const json& flag : *f) {
-        if (flag.is_string() && FlagBlocksJobs(flag.get<std::string>())) node.unavailable = true;
+        if (flag.is_string() && FlagBlocksJobs(flag.get<std::string>())) {
+          node.unavailable = true;
+          node.flags += "+" + Lower(flag.get<std::string>());
+        }
       }
     }
     if (auto p = n.find("partitions"); p != n.end() && p->is_array()) {
@@ -144,24 +157,63 @@ Result<std::vector<SlurmNode>> ParseSinfoJson(std::string_view text) {
 Result<std::vector<SlurmNode>> ParseSinfoText(std::string_view text) {
   std::vector<SlurmNode> nodes;
   for (std::string_view line : Lines(text)) {
-    auto f = SplitFields(line, 4);
+    const size_t bars = static_cast<size_t>(std::count(line.begin(), line.end(), '|'));
+    auto f = SplitFields(line, bars == 4 ? 5 : 4);
     if (!f || (*f)[0].empty() || f->at(3).find('|') != std::string::npos) {
       return Status::Invalid("sinfo output: unexpected line '" + std::string(line) + "'");
     }
+    int gpus = 0;
+    if (f->size() == 5) {
+      ASSIGN_OR_RETURN(gpus, NodeGpus((*f)[0], (*f)[4]));
+    }
     std::string state = Lower((*f)[2]);
     // A trailing *~#!%$@^- marks a node that is not responding, powered down, reserved...
-    bool flagged = false;
+    std::string suffix;
     while (!state.empty() &&
            std::string_view("*~#!%$@^-+").find(state.back()) != std::string_view::npos) {
+      suffix.insert(suffix.begin(), state.back());
       state.pop_back();
-      flagged = true;
     }
+    const bool flagged = !suffix.empty();
     const bool usable = state == "idle" || state == "allocated" || state == "mixed";
     std::string part = (*f)[3];
     if (!part.empty() && part.back() == '*') part.pop_back();
-    nodes.push_back(SlurmNode{(*f)[0], NullToEmpty((*f)[1]), state, flagged || !usable, {part}});
+    nodes.push_back(
+        SlurmNode{(*f)[0], NullToEmpty((*f)[1]), state, flagged || !usable, {part}, gpus, suffix});
   }
   return nodes;
+}
+
+std::optional<int> GresGpus(std::string_view gres) {
+  int64_t total = 0;
+  while (!gres.empty()) {
+    // Entries are split at commas outside parentheses: "gpu:2(S:0,1)" is one entry.
+    size_t end = 0;
+    for (int depth = 0; end < gres.size() && (depth > 0 || gres[end] != ','); ++end) {
+      depth += gres[end] == '(' ? 1 : (gres[end] == ')' ? -1 : 0);
+    }
+    std::string_view entry = gres.substr(0, end);
+    gres.remove_prefix(std::min(gres.size(), end + 1));
+    entry = entry.substr(0, entry.find('('));
+    const size_t colon = entry.find(':');
+    if (entry.substr(0, colon) != "gpu") continue;
+    // gpu, gpu:4, gpu:a100, gpu:a100:4: the count is the last field when it is a number.
+    const std::string_view last =
+        colon == std::string_view::npos ? std::string_view() : entry.substr(entry.rfind(':') + 1);
+    int64_t count = 1;
+    if (!last.empty() && std::isdigit(static_cast<unsigned char>(last[0]))) {
+      if (last.size() > 6 || !std::all_of(last.begin(), last.end(),
+                                          [](unsigned char c) { return std::isdigit(c) != 0; })) {
+        return std::nullopt;
+      }
+      count = std::stoll(std::string(last));
+    } else if (std::count(entry.begin(), entry.end(), ':') > 1) {
+      return std::nullopt;  // gpu:type:junk
+    }
+    total += count;
+    if (total > 1'000'000) return std::nullopt;
+  }
+  return static_cast<int>(total);
 }
 
 bool JobIsActive(const SlurmJob& job) {

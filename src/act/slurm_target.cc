@@ -1,19 +1,9 @@
 #include "act/slurm_target.h"
 
-#include <filesystem>
-
 namespace aiscale::act {
 namespace {
 
-namespace fs = std::filesystem;
 using config::ConfigNode;
-
-std::string ResolvePath(const ConfigNode& target, const std::string& path) {
-  if (path.empty() || fs::path(path).is_absolute()) return path;
-  const std::string file = target.file();
-  if (file.empty()) return path;
-  return (fs::path(file).parent_path() / path).lexically_normal().string();
-}
 
 std::vector<std::string> ParseStrings(const ConfigNode& parent, const std::string& key) {
   const ConfigNode node = parent.Child(key);
@@ -46,7 +36,7 @@ SlurmTargetConfig SlurmTargetConfig::Parse(const ConfigNode& t) {
                 "poll_interval", "command_timeout", "run_dir", "rendezvous_host_replica",
                 "restart_policy"});
   t.Enum("engine", "slurm", {"slurm"});
-  c.script = ResolvePath(t, t.RequiredString("script"));
+  c.script = t.ResolvePath(t.RequiredString("script"));
   c.partition = t.String("partition", "");
   c.job_name = t.String("job_name", "");
   if (c.job_name.find_first_of(" \t\n") != std::string::npos) {
@@ -57,11 +47,11 @@ SlurmTargetConfig SlurmTargetConfig::Parse(const ConfigNode& t) {
   c.grace_period = Seconds(t.DurationSeconds("grace_period", 10, config::AtLeast(0)));
   c.pre_stop = LocalPreStop::Parse(t.Child("pre_stop"));
   c.sbatch_args = ParseStrings(t, "sbatch_args");
-  c.slurm_conf = ResolvePath(t, t.String("slurm_conf", ""));
+  c.slurm_conf = t.ResolvePath(t.String("slurm_conf", ""));
   c.exclusive = t.Bool("exclusive", true);
   c.poll_interval = Seconds(t.DurationSeconds("poll_interval", 2, config::Between(0.1, 3600)));
   c.command_timeout = Seconds(t.DurationSeconds("command_timeout", 5, config::Between(0.1, 600)));
-  c.run_dir = ResolvePath(t, t.String("run_dir", ""));
+  c.run_dir = t.ResolvePath(t.String("run_dir", ""));
   if (t.Has("rendezvous_host_replica")) {
     c.rendezvous_host_replica = t.Int("rendezvous_host_replica", 0, config::Between(0, 10000));
   }

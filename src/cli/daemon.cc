@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <thread>
 
+#include "act/slurm_pool_source.h"
 #include "control/assembler.h"
 #include "store/sqlite_store.h"
 
@@ -180,8 +181,14 @@ Status Daemon::MakePoolSource() {
     pool_source_ = std::make_unique<FixedPoolSource>(*p.size);
     return Status::Ok();
   }
-  return Status::Invalid("unable to read the pool's size from " + p.from +
-                         ": not supported by this build; give pool.size");
+  if (p.from == "slurm") {
+    act::SlurmCliOptions o;
+    o.slurm_conf = p.slurm.slurm_conf;
+    pool_source_ = std::make_unique<act::SlurmPoolSource>(std::make_shared<act::SubprocessRunner>(),
+                                                          std::move(o), p.slurm.partition);
+    return Status::Ok();
+  }
+  return Status::Invalid("unable to read the pool's size from " + p.from + "; give pool.size");
 }
 
 // Each workload's configured bounds as gauges, so an alert can tell a workload pinned at

@@ -38,6 +38,12 @@ enum class ReclaimMode { kShrink, kWholeJob };
 struct PoolSpec {
   std::optional<int64_t> size;
   std::string from;  // "" (size given) or the engine that reports it ("kubernetes", "slurm")
+  // from: slurm: the partition whose usable nodes' gres GPUs make the pool ("" every partition)
+  // and the SLURM_CONF to run sinfo with ("" aiscale's own environment). Read every collection.
+  struct Slurm {
+    std::string partition;
+    std::string slurm_conf;
+  } slurm;
   std::vector<TenantSpec> tenants;
   std::vector<std::string> priorities;  // class names, highest first
   ReclaimMode reclaim = ReclaimMode::kShrink;

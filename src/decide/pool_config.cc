@@ -78,13 +78,38 @@ void CheckGuarantees(const config::ConfigNode& pool, const PoolSpec& spec) {
   }
 }
 
+// slurm: {partition, slurm_conf}: where `from: slurm` reads the pool's GPUs.
+void ParseSlurmSource(const config::ConfigNode& pool, PoolSpec& spec) {
+  const config::ConfigNode s = pool.Child("slurm");
+  if (!s.IsDefined()) return;
+  if (spec.from != "slurm") {
+    pool.ErrorAt("slurm",
+                 "is where `from: slurm` reads the pool's size; set from: slurm or drop it");
+    return;
+  }
+  if (!s.IsMap()) {
+    s.Error("must be a map: {partition, slurm_conf}");
+    return;
+  }
+  s.CheckKnown({"partition", "slurm_conf"});
+  spec.slurm.partition = s.String("partition", "");
+  spec.slurm.slurm_conf = s.ResolvePath(s.String("slurm_conf", ""));
+}
+
 // size: a number, or from: an engine that reports it; exactly one of the two.
 void ParseSize(const config::ConfigNode& pool, PoolSpec& spec) {
   if (pool.Has("from")) {
     spec.from = pool.Enum("from", "", PoolSizeEngines());
     if (pool.Has("size")) pool.ErrorAt("size", "give size or from, not both");
+    ParseSlurmSource(pool, spec);
+    if (spec.from == "kubernetes") {
+      pool.ErrorAt("from",
+                   "kubernetes: not yet (the pool's size from Ready nodes and quotas is "
+                   "planned); give pool.size, or from: slurm");
+    }
     return;
   }
+  if (pool.Has("slurm")) pool.ErrorAt("slurm", "needs from: slurm");
   if (!pool.Has("size")) {
     pool.Error("missing 'size' (GPUs) or 'from' (" + Join(PoolSizeEngines()) + ")");
     return;
@@ -165,7 +190,7 @@ PoolSpec ParsePool(const config::ConfigNode& pool) {
     return spec;
   }
   pool.CheckKnown({"size", "from", "tenants", "priorities", "reclaim", "regrow_delay",
-                   "shrink_grace", "lend_delay", "kubernetes", "slurm"});
+                   "shrink_grace", "lend_delay", "slurm"});
   ParseSize(pool, spec);
   spec.tenants = ParseTenants(pool.Child("tenants"));
   if (spec.tenants.empty() && !pool.Has("tenants")) spec.tenants.push_back({"default", 0, {}, 1});

@@ -87,11 +87,6 @@ Duration TimeoutOf(const MetricQuery& q, Duration source_timeout) {
   return q.timeout > Duration::zero() ? std::min(q.timeout, source_timeout) : source_timeout;
 }
 
-std::string ResolvePath(const config::ConfigNode& node, const std::string& p) {
-  if (p.empty() || std::filesystem::path(p).is_absolute() || node.file().empty()) return p;
-  return (std::filesystem::path(node.file()).parent_path() / p).string();
-}
-
 // "16Mi", "512Ki", "1Gi", "10M", "1048576"; false on anything else.
 bool ParseByteSize(const std::string& s, double& out) {
   static const std::pair<const char*, double> kUnits[] = {
@@ -122,9 +117,9 @@ size_t ReadByteSize(const config::ConfigNode& node, const std::string& key, size
 void ParseTls(const config::ConfigNode& tls, TlsOptions& out) {
   if (!tls.IsDefined()) return;
   tls.CheckKnown({"ca_file", "cert_file", "key_file", "insecure_skip_verify"});
-  out.ca_file = ResolvePath(tls, tls.String("ca_file", ""));
-  out.client_cert_file = ResolvePath(tls, tls.String("cert_file", ""));
-  out.client_key_file = ResolvePath(tls, tls.String("key_file", ""));
+  out.ca_file = tls.ResolvePath(tls.String("ca_file", ""));
+  out.client_cert_file = tls.ResolvePath(tls.String("cert_file", ""));
+  out.client_key_file = tls.ResolvePath(tls.String("key_file", ""));
   out.insecure_skip_verify = tls.Bool("insecure_skip_verify", false);
   if (out.client_cert_file.empty() != out.client_key_file.empty()) {
     tls.Error("cert_file and key_file go together");
@@ -146,7 +141,7 @@ PrometheusSourceConfig PrometheusSourceConfig::Parse(const config::ConfigNode& n
   while (!c.url.empty() && c.url.back() == '/') c.url.pop_back();
   c.timeout =
       Seconds(node.DurationSeconds("timeout", ToSeconds(c.timeout), config::Between(0.001, 600)));
-  c.bearer_token_file = ResolvePath(node, node.String("bearer_token_file", ""));
+  c.bearer_token_file = node.ResolvePath(node.String("bearer_token_file", ""));
   ParseTls(node.Child("tls"), c.tls);
   c.max_body_bytes = ReadByteSize(node, "max_body_bytes", c.max_body_bytes);
   c.batch = node.Bool("batch", c.batch);

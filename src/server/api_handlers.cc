@@ -44,6 +44,13 @@ Reply ListWorkloads(const LiveView& view) {
   return JsonReply({{"count", all.size()}, {"workloads", std::move(items)}});
 }
 
+Reply GetPool(const LiveView& view) {
+  std::optional<PoolView> pool = view.Pool();
+  if (pool) return JsonReply(PoolJson(*pool));
+  if (!view.Ready()) return ErrorReply(503, "no tick has completed yet");
+  return ErrorReply(404, "this daemon runs no shared pool (no spec.pool in its config)");
+}
+
 Result<WorkloadView> ResolveWorkload(const LiveView& view, const std::string& name) {
   if (auto w = view.Workload(name)) return std::move(*w);
   if (name.find('/') == std::string::npos) {

@@ -35,6 +35,9 @@ Reply Healthz();
 Reply Readyz(const LiveView& view);
 Reply Metrics(const Telemetry& telemetry);
 Reply ListWorkloads(const LiveView& view);
+// GET /api/v1/pool: the shared pool after the last tick (PoolJson); 404 when the daemon runs
+// no pool, 503 before its first tick.
+Reply GetPool(const LiveView& view);
 // `name` is a key (namespace/name) or a plain name that only one workload has.
 Reply GetWorkload(const LiveView& view, const std::string& name);
 // `limit` is the raw query parameter (nullopt when absent). Newest first. A workload that left

@@ -15,6 +15,7 @@ constexpr const char* kRequestsTotal = "aiscale_api_requests_total";
 constexpr const char* kRejectedTotal = "aiscale_api_rejected_total";
 constexpr std::string_view kWorkloadsPath = "/api/v1/workloads";
 constexpr std::string_view kDecisionsSuffix = "/decisions";
+constexpr std::string_view kPoolPath = "/api/v1/pool";
 
 enum class Route {
   kNone,
@@ -24,12 +25,13 @@ enum class Route {
   kWorkloads,
   kWorkload,
   kDecisions,
-  kEmptyName  // /api/v1/workloads//decisions: a workload path without its name
+  kEmptyName,  // /api/v1/workloads//decisions: a workload path without its name
+  kPool
 };
 
 std::string_view RouteName(Route r) {
-  static constexpr std::string_view kNames[] = {"none",      "healthz",  "readyz",    "metrics",
-                                                "workloads", "workload", "decisions", "none"};
+  static constexpr std::string_view kNames[] = {
+      "none", "healthz", "readyz", "metrics", "workloads", "workload", "decisions", "none", "pool"};
   return kNames[static_cast<int>(r)];
 }
 
@@ -40,6 +42,7 @@ Route RouteOf(std::string_view path, std::string* name) {
   if (path == "/readyz") return Route::kReadyz;
   if (path == "/metrics") return Route::kMetrics;
   if (path == kWorkloadsPath) return Route::kWorkloads;
+  if (path == kPoolPath) return Route::kPool;
   if (!path.starts_with(kWorkloadsPath) || path.size() <= kWorkloadsPath.size() + 1 ||
       path[kWorkloadsPath.size()] != '/') {
     return Route::kNone;
@@ -105,6 +108,8 @@ void ApiServer::Routes() {
       reply = Metrics(telemetry_);
     } else if (route == Route::kWorkloads) {
       reply = ListWorkloads(view_);
+    } else if (route == Route::kPool) {
+      reply = GetPool(view_);
     } else if (route == Route::kWorkload) {
       reply = GetWorkload(view_, name);
     } else {

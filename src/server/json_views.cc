@@ -105,6 +105,28 @@ std::string_view ReasonOf(int http_status) {
   }
 }
 
+nlohmann::json PoolJson(const PoolView& p) {
+  nlohmann::json tenants = nlohmann::json::array();
+  for (const TenantView& t : p.tenants) {
+    tenants.push_back({{"name", t.name},
+                       {"guaranteed", t.guaranteed},
+                       {"borrow_limit",
+                        t.borrow_limit ? nlohmann::json(*t.borrow_limit) : nlohmann::json(nullptr)},
+                       {"weight", t.weight},
+                       {"wanted", t.wanted},
+                       {"granted", t.granted},
+                       {"borrowed", t.borrowed}});
+  }
+  const nlohmann::json unknown(nullptr);
+  return {{"known", p.known},
+          {"gpus", p.known ? nlohmann::json(p.gpus) : unknown},
+          {"granted", p.granted},
+          {"idle", p.known ? nlohmann::json(p.gpus - p.granted) : unknown},
+          {"reclaimed", p.reclaimed},
+          {"detail", p.detail},
+          {"tenants", std::move(tenants)}};
+}
+
 nlohmann::json ErrorJson(int http_status, std::string_view message) {
   return {
       {"error", {{"code", http_status}, {"reason", ReasonOf(http_status)}, {"message", message}}}};

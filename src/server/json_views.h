@@ -28,6 +28,11 @@ nlohmann::json SignalJson(const SignalView& s);
 // GET .../decisions: {"workload": key, "count": n, "decisions": [ToJson...]} in the order given.
 nlohmann::json DecisionListJson(const std::string& key, const std::vector<Decision>& decisions);
 
+// GET /api/v1/pool: {"known", "gpus", "granted", "idle", "reclaimed", "detail", "tenants":
+// [{"name", "guaranteed", "borrow_limit" (null: none), "weight", "wanted", "granted",
+// "borrowed"}]}; gpus and idle are null while the size is unknown.
+nlohmann::json PoolJson(const PoolView& p);
+
 // {"error": {"code": 404, "reason": "NotFound", "message": "..."}}.
 nlohmann::json ErrorJson(int http_status, std::string_view message);
 // The Kubernetes-style reason of an HTTP status: "BadRequest", "NotFound", "MethodNotAllowed",

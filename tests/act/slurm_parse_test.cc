@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -148,6 +149,55 @@ TEST(SlurmParse, SinfoTextStateSuffixes) {
   EXPECT_EQ(CountIdleNodes(*nodes, "gpu"), 1);  // only c
   EXPECT_EQ((*nodes)[2].address, "");
   EXPECT_FALSE((*nodes)[4].unavailable);
+}
+
+TEST(SlurmParse, GresGpus) {
+  struct Case {
+    const char* gres;
+    std::optional<int> want;
+  };
+  const std::vector<Case> cases = {
+      {"gpu:4", 4},
+      {"gpu:a100:8(S:0-1)", 8},
+      {"gpu:a100:4(S:0),gpu:t4:2(S:1)", 6},
+      {"gpu:2(S:0,1),mps:100", 2},  // a comma inside the binding is not an entry
+      {"gpu", 1},
+      {"gpu:a100", 1},
+      {"gpu:0", 0},
+      {"mps:400,nic:2", 0},
+      {"(null)", 0},
+      {"", 0},
+      {"gpus:4", 0},  // another gres's name
+      {"gpu:4x", std::nullopt},
+      {"gpu:a100:x", std::nullopt},
+      {"gpu:99999999", std::nullopt},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.gres);
+    EXPECT_EQ(GresGpus(c.gres), c.want);
+  }
+}
+
+TEST(SlurmParse, SinfoGresFromSlurm2205) {
+  // Three nodes with Gres=gpu:4, node2 drained (tests/integration/lib/slurm.sh with
+  // SLURM_GPUS_PER_NODE=4), in both formats.
+  for (const char* file : {"sinfo_gres_drained.json", "sinfo_gres_drained.txt"}) {
+    SCOPED_TRACE(file);
+    const std::string text = Testdata(file);
+    Result<std::vector<SlurmNode>> nodes = std::string(file).find(".json") != std::string::npos
+                                               ? ParseSinfoJson(text)
+                                               : ParseSinfoText(text);
+    ASSERT_TRUE(nodes.ok()) << nodes.status().message();
+    ASSERT_EQ(nodes->size(), 3u);
+    for (const SlurmNode& n : *nodes) EXPECT_EQ(n.gpus, 4) << n.name;
+    EXPECT_TRUE((*nodes)[1].unavailable);
+    EXPECT_FALSE((*nodes)[0].unavailable);
+  }
+  Result<std::vector<SlurmNode>> bad = ParseSinfoText("node1|127.0.0.1|idle|debug*|gpu:lots:x\n");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("node node1: unreadable GPU count in gres 'gpu:lots:x'"),
+            std::string::npos)
+      << bad.status().message();
 }
 
 TEST(SlurmParse, JobTags) {

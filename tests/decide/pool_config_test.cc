@@ -78,6 +78,17 @@ struct BadCase {
   std::string error;  // a substring of the errors, position included
 };
 
+TEST(PoolConfig, SizeFromSlurm) {
+  const Parsed p = Parse(
+      "pool: {from: slurm, slurm: {partition: gpu, slurm_conf: /etc/slurm/slurm.conf}}\n"
+      "workloads: []\n");
+  ASSERT_EQ(p.errors, "");
+  EXPECT_FALSE(p.pool.size.has_value());
+  EXPECT_EQ(p.pool.from, "slurm");
+  EXPECT_EQ(p.pool.slurm.partition, "gpu");
+  EXPECT_EQ(p.pool.slurm.slurm_conf, "/etc/slurm/slurm.conf");
+}
+
 TEST(PoolConfig, BadInputIsAnErrorAtItsField) {
   const std::vector<BadCase> cases = {
       {"guarantees above the pool",
@@ -111,6 +122,19 @@ TEST(PoolConfig, BadInputIsAnErrorAtItsField) {
       {"neither size nor from", "pool: {tenants: [{name: a}]}\nworkloads: []\n",
        "missing 'size' (GPUs) or 'from'"},
       {"unknown engine", "pool: {from: nomad}\nworkloads: []\n", "pool.from"},
+      {"kubernetes not yet", "pool: {from: kubernetes}\nworkloads: []\n",
+       "c.yaml:1:14: pool.from: kubernetes: not yet"},
+      {"slurm section without from: slurm",
+       "pool: {size: 4, slurm: {partition: gpu}}\nworkloads: []\n",
+       "pool.slurm: needs from: slurm"},
+      {"slurm section, another engine",
+       "pool: {from: kubernetes, slurm: {partition: gpu}}\n"
+       "workloads: []\n",
+       "pool.slurm: is where `from: slurm` reads the pool's size"},
+      {"slurm section misspelt", "pool: {from: slurm, slurm: {partiton: gpu}}\nworkloads: []\n",
+       "pool.slurm.partiton"},
+      {"slurm section not a map", "pool: {from: slurm, slurm: gpu}\nworkloads: []\n",
+       "pool.slurm: must be a map: {partition, slurm_conf}"},
       {"no tenants", "pool: {size: 4, tenants: []}\nworkloads: []\n",
        "must list at least one tenant"},
       {"pool fields without a pool",

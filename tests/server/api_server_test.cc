@@ -212,6 +212,40 @@ TEST_F(ApiServerTest, DecisionsNewestFirstWithLimit) {
   EXPECT_EQ(Get(port_, "/api/v1/workloads/llm/decisions?limit=1").Json()["count"], 1);
 }
 
+TEST_F(ApiServerTest, PoolAfterTheLastTick) {
+  // No pool in the config: 404 saying so.
+  ExpectError(Get(port_, "/api/v1/pool"), 404, "NotFound", "runs no shared pool");
+  PoolView p;
+  p.known = true;
+  p.gpus = 12;
+  p.granted = 10;
+  p.reclaimed = 4;
+  p.detail = "12 GPUs on 3 usable node(s) of partition gpu (Slurm gres)";
+  p.tenants = {{"search", 8, 4, 2.0, 9, 8, 0}, {"research", 4, std::nullopt, 1.0, 6, 2, 0}};
+  view_.SetPool(p);
+  Answer a = Get(port_, "/api/v1/pool");
+  ASSERT_EQ(a.status, 200) << a.body;
+  const nlohmann::json j = a.Json();
+  EXPECT_EQ(j["gpus"], 12);
+  EXPECT_EQ(j["idle"], 2);
+  EXPECT_EQ(j["reclaimed"], 4);
+  EXPECT_EQ(j["detail"], p.detail);
+  ASSERT_EQ(j["tenants"].size(), 2u);
+  EXPECT_EQ(j["tenants"][0]["borrow_limit"], 4);
+  EXPECT_TRUE(j["tenants"][1]["borrow_limit"].is_null());
+  EXPECT_EQ(j["tenants"][1]["wanted"], 6);
+  // Unknown (the engine did not answer): no size, no idle, and the reason.
+  p.known = false;
+  p.detail = "pool source failed: Slurm did not answer";
+  view_.SetPool(p);
+  const nlohmann::json u = Get(port_, "/api/v1/pool").Json();
+  EXPECT_FALSE(u["known"].get<bool>());
+  EXPECT_TRUE(u["gpus"].is_null());
+  EXPECT_TRUE(u["idle"].is_null());
+  EXPECT_EQ(u["detail"], p.detail);
+  ExpectError(Send(port_, "POST", "/api/v1/pool"), 405, "MethodNotAllowed", "read-only");
+}
+
 TEST_F(ApiServerTest, BadLimitIs400) {
   for (const std::string limit : {"0", "1001", "-1", "abc", "2.5", "", "99999999999999999999"}) {
     SCOPED_TRACE(limit);

@@ -37,11 +37,20 @@ class FakeLiveView final : public LiveView {
     std::lock_guard<std::mutex> lock(mu_);
     return ready_;
   }
+  void SetPool(std::optional<PoolView> pool) {
+    std::lock_guard<std::mutex> lock(mu_);
+    pool_ = std::move(pool);
+  }
+  std::optional<PoolView> Pool() const override {
+    std::lock_guard<std::mutex> lock(mu_);
+    return pool_;
+  }
 
  private:
   mutable std::mutex mu_;
   std::vector<WorkloadView> workloads_;
   bool ready_ = false;
+  std::optional<PoolView> pool_;
 };
 
 // A decision of an HPA-driven inference service at t_s seconds, `seq` making it distinct:

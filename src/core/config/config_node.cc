@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <map>
 #include <optional>
 #include <set>
@@ -202,6 +203,12 @@ bool ConfigNode::Bool(const std::string& key, bool fallback) const {
   }
   ErrorAt(key, "must be true or false");
   return fallback;
+}
+
+std::string ConfigNode::ResolvePath(const std::string& path) const {
+  namespace fs = std::filesystem;
+  if (path.empty() || fs::path(path).is_absolute() || !file_ || file_->empty()) return path;
+  return (fs::path(*file_).parent_path() / path).lexically_normal().string();
 }
 
 std::string ConfigNode::String(const std::string& key, const std::string& fallback) const {

@@ -122,6 +122,8 @@ class ConfigNode {
   // The file this node was read from (empty when parsed from text without a name); lets a
   // config resolve relative paths against its own directory.
   std::string file() const { return file_ ? *file_ : std::string(); }
+  // `path` relative to the directory of that file (absolute, empty, or without a file: as is).
+  std::string ResolvePath(const std::string& path) const;
 
  private:
   ConfigError MakeError(const YAML::Node& at, const std::string& path,

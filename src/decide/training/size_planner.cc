@@ -35,8 +35,13 @@ PlanResult PlanSize(const PlanInput& in) {
     phase_deadline +=
         (1 + in.max_slowdown) * std::max(0.0, in.phase->work) * in.phase->y(in.reference);
   }
+  // A shrink must spare shrink_safety of its time; staying may use as much past the deadline.
+  // The band between them keeps a drift of a few percent (a busier machine) from undoing a
+  // shrink that was within the budget, and a grow for time from being undone in turn.
   auto check = [&](Plan& p, double deadline) {
-    const double spare = p.first < in.current ? in.shrink_safety * p.time_s : 0;
+    double spare = 0;
+    if (p.first < in.current) spare = in.shrink_safety * p.time_s;
+    if (p.first == in.current && p.then == in.current) spare = -in.shrink_safety * p.time_s;
     p.feasible = in.elapsed_wall_s + p.time_s + spare <= deadline + kSlackS;
     return p;
   };

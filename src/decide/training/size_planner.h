@@ -49,7 +49,9 @@ struct PlanInput {
   double elapsed_wall_s = 0;  // since the job started (as seen by the policy)
   double elapsed_ref_s = 0;   // the same work at the reference size
   // A move to fewer nodes must leave this share of its predicted time as spare budget, so a
-  // shrink that is feasible by a hair is not undone an hour later by model drift.
+  // shrink that is feasible by a hair is not undone an hour later by model drift; staying is
+  // feasible up to the same share past the deadline (a band, not a line, between shrinking
+  // and growing for time).
   double shrink_safety = 0;
 };
 

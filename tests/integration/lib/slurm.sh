@@ -6,7 +6,8 @@
 #
 #   slurm_available          true when slurmctld, slurmd, squeue, sinfo, sbatch, scancel exist
 #   slurm_start DIR N        writes DIR/slurm.conf (ports from free_ports; nodes node1..nodeN,
-#                            CPUs=1 each, partition "debug"), starts slurmctld and N slurmd,
+#                            CPUs=1 each, partition "debug"; with SLURM_GPUS_PER_NODE set (1-5),
+#                            that many gres GPUs each), starts slurmctld and N slurmd,
 #                            waits (60 s) until sinfo shows N idle nodes. Exports SLURM_CONF;
 #                            sets SLURM_DIR, SLURM_CTLD_PID.
 #   slurm_stop_ctld          SIGTERM to slurmctld by PID (its state is saved in DIR/state)
@@ -70,9 +71,21 @@ JobAcctGatherType=jobacct_gather/none
 AccountingStorageType=accounting_storage/none
 PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP
 CONF
+  local gres=""
+  if [ -n "${SLURM_GPUS_PER_NODE:-}" ]; then
+    # Nothing here has a GPU, and slurmd drops a gres/gpu without device files ("Removing
+    # file-less GPU"): stand-in character devices play them (at most 5; task/none binds none).
+    # aiscale's pool reads the counts from sinfo.
+    local -a devs=(/dev/null /dev/zero /dev/full /dev/urandom /dev/random)
+    local files
+    files=$(IFS=,; echo "${devs[*]:0:$SLURM_GPUS_PER_NODE}")
+    echo "GresTypes=gpu" >>"$dir/slurm.conf"
+    printf "AutoDetect=off\nName=gpu File=%s\n" "$files" >"$dir/gres.conf"
+    gres=" Gres=gpu:$SLURM_GPUS_PER_NODE"
+  fi
   for ((i = 1; i <= n; i++)); do
     mkdir -p "$dir/spool/node$i"
-    echo "NodeName=node$i NodeHostname=$host NodeAddr=127.0.0.1 Port=${ports[i + 1]} CPUs=1 State=UNKNOWN" \
+    echo "NodeName=node$i NodeHostname=$host NodeAddr=127.0.0.1 Port=${ports[i + 1]} CPUs=1$gres State=UNKNOWN" \
       >>"$dir/slurm.conf"
   done
 }
