@@ -174,7 +174,7 @@ void AllocatorRun::Take(size_t v, int to, const Asker& a) {
   held_[C(v).tenant] -= freed;
   free_ += freed;
   reclaimed_total_ += freed;
-  std::string why = a.claim == kNone ? "the pool shrank to " + std::to_string(pool_) + " GPUs"
+  std::string why = a.claim == kNone ? "as the pool shrank to " + std::to_string(pool_) + " GPUs"
                                      : "for " + AskerName(a);
   if (!shrunk_for_[v].empty()) shrunk_for_[v] += "; ";
   shrunk_for_[v] += why;

@@ -101,9 +101,31 @@ until_json "p['gpus'] == 8 and $current == 2" 60 ||
 echo "ok   node2 drained: $(field "$tmp/pool.json" '["detail"]')"
 grep -q "not counted: node2 (idle+drain, 4 GPUs)" "$tmp/pool.json" ||
   itest_fail "the pool's detail does not name the drained node"
-grep -E "shrunk|pool shrank" "$tmp/chat.json" >/dev/null ||
-  itest_fail "the service's decision does not say the pool shrank it: $(cat "$tmp/chat.json")"
-echo "ok   service shrunk to 2: $(field "$tmp/chat.json" '["last_decision"]["pool"]["detail"]')"
+# The store writes in batches: the decision may land a moment after the API shows its result.
+shrink_decision() {
+  curl -s -m 5 "http://127.0.0.1:$api/api/v1/workloads/chat/decisions?limit=1000" \
+    >"$tmp/decisions.json" || return 1
+  "$ITEST_PY" - "$tmp/decisions.json" <<'PY'
+import json, sys
+ds = json.load(open(sys.argv[1]))["decisions"]
+for d in ds:
+    p = d.get("pool", {})
+    if p.get("reason") == "shrunk" and "the pool shrank to 8 GPUs" in p.get("detail", ""):
+        print(p["detail"])
+        sys.exit(0)
+print("none among %d decisions: %s" % (len(ds), " ".join(
+    str(d.get("pool", {}).get("reason")) for d in ds[:12])), file=sys.stderr)
+sys.exit(1)
+PY
+}
+shrink=""
+for _ in $(seq 30); do
+  shrink=$(shrink_decision 2>"$tmp/shrink.err") && break
+  sleep 0.5
+done
+[ -n "$shrink" ] ||
+  itest_fail "no decision of the service says the pool shrank it to fit 8 GPUs ($(cat "$tmp/shrink.err"))"
+echo "ok   service shrunk to 2: $shrink"
 
 # 3. node2 back: 12 GPUs, the service at 3 again.
 scontrol update nodename=node2 state=resume
@@ -118,13 +140,12 @@ echo "ok   slurmctld down: $(field "$tmp/pool.json" '["detail"]' | cut -c1-200)"
 sleep 5
 pool_json_check "not p['known'] and $current == 3 and w['last_decision']['constrained'] == 3" ||
   itest_fail "the service changed size while the pool was unknown: $(cat "$tmp/chat.json")"
-n=$("$ITEST_PY" - "$tmp/store.db" <<'PY'
-import json, sqlite3, sys
-rows = sqlite3.connect(sys.argv[1]).execute("SELECT json FROM decisions").fetchall()
-ds = [json.loads(r[0]) for r in rows]
-# After the resume (the last time the service was granted 3 with a known pool), no decision
-# may go below 3.
-print(sum(1 for d in ds[-5:] if d.get("constrained", 3) < 3))
+curl -s -m 5 "http://127.0.0.1:$api/api/v1/workloads/chat/decisions?limit=8" >"$tmp/decisions.json"
+n=$("$ITEST_PY" - "$tmp/decisions.json" <<'PY'
+import json, sys
+ds = json.load(open(sys.argv[1]))["decisions"]
+# The last 8 decisions (newest first) were all made while the pool was unknown: none below 3.
+print(sum(1 for d in ds if d.get("constrained", 0) < 3) if len(ds) == 8 else "too few")
 PY
 )
 [ "$n" = 0 ] || itest_fail "$n of the last decisions shrank the service while the pool was unknown"
