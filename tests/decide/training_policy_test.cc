@@ -457,6 +457,16 @@ struct ElasticLearn {
     ASSERT_EQ(Moves(h, 3), 1) << "expected 2 -> 3 -> 2 first";
     h.RunUntil(h.now + settle_s, 3);
   }
+  // Ticks every 3 s until the job has been at 3 and is back at 2 (at most until `limit`);
+  // whether it came back.
+  static bool UntilBackAtTwo(Harness& h, double limit) {
+    bool was_at_3 = false;
+    while (h.now < limit && !(was_at_3 && h.current == 2)) {
+      was_at_3 = was_at_3 || h.current == 3;
+      h.RunUntil(h.now + 3, 3);
+    }
+    return was_at_3 && h.current == 2;
+  }
   static int Moves(const Harness& h, int to) {
     int n = 0;
     for (const auto& [t, r] : h.log)
@@ -473,12 +483,7 @@ TEST(TrainingPolicy, OneNoisyReadingAtAMeasuredSizeSendsNoJobBack) {
   // weighed all 30 s against 2's one earlier reading, and the job went back to 3.)
   Harness h(ElasticLearn::Config(), ElasticLearn::Context(), 2);
   h.rate = [](int n) { return n == 3 ? 541.0 : 939.0; };
-  bool was_at_3 = false;
-  while (h.now < 600 && !(was_at_3 && h.current == 2)) {
-    was_at_3 = was_at_3 || h.current == 3;
-    h.RunUntil(h.now + 3, 3);
-  }
-  ASSERT_TRUE(was_at_3 && h.current == 2) << h.log.back().second.reason;
+  ASSERT_TRUE(ElasticLearn::UntilBackAtTwo(h, 600)) << h.log.back().second.reason;
   h.report_samples = false;  // scrapes fail: samples_per_s missing, nothing learned
   h.RunUntil(h.now + 60, 3);
   h.report_samples = true;
@@ -534,12 +539,7 @@ TEST(TrainingPolicy, AShrinkWithinTheBudgetIsNotUndoneByASmallDrift) {
   // spared, so a drift within that band holds.
   Harness h(ElasticLearn::Config(), ElasticLearn::Context(), 2);
   h.rate = [](int n) { return n == 3 ? 672.6 : 624.4; };
-  bool was_at_3 = false;
-  while (h.now < 900 && !(was_at_3 && h.current == 2)) {
-    was_at_3 = was_at_3 || h.current == 3;
-    h.RunUntil(h.now + 3, 3);
-  }
-  ASSERT_TRUE(was_at_3 && h.current == 2) << h.log.back().second.reason;
+  ASSERT_TRUE(ElasticLearn::UntilBackAtTwo(h, 900)) << h.log.back().second.reason;
   h.rate = [](int n) { return n == 3 ? 672.6 : 602.7; };
   h.RunUntil(h.now + 900, 3);
   EXPECT_EQ(ElasticLearn::Moves(h, 3), 1) << h.log.back().second.reason;

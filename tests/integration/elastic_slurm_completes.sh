@@ -20,15 +20,8 @@ source "$lib/slurm.sh"
 # shellcheck source=tests/integration/lib/elastic.sh
 source "$lib/elastic.sh"
 elastic_require_torch
-if ! slurm_available; then
-  echo "SKIP: Slurm is not installed (apt-get install slurm-wlm; scripts/bootstrap.sh does)"
-  exit 0
-fi
-itest_init
-trap 'slurm_stop; itest_cleanup; rm -rf "$ITEST_TMP"' EXIT
+slurm_itest 2
 py=$ITEST_PY
-
-slurm_start "$ITEST_TMP/slurm" 2 || itest_fail "the Slurm cluster did not start"
 base=$(port_block 3)
 [ -n "$base" ] || itest_fail "no free port block"
 work=$ITEST_TMP/job

@@ -19,15 +19,9 @@ src=$2
 # shellcheck source=tests/integration/lib/slurm.sh
 source "$src/tests/integration/lib/slurm.sh"
 
-if ! slurm_available; then
-  echo "SKIP: Slurm is not installed (apt-get install slurm-wlm; scripts/bootstrap.sh does)"
-  exit 0
-fi
-itest_init
-trap 'slurm_stop; itest_cleanup; rm -rf "$ITEST_TMP"' EXIT
-tmp=$ITEST_TMP
 export SLURM_GPUS_PER_NODE=4
-slurm_start "$tmp/slurm" 3 || itest_fail "the Slurm cluster did not start"
+slurm_itest 3
+tmp=$ITEST_TMP
 echo "ok   slurm cluster: slurmctld + 3 slurmd with gres gpu:4 each ($(sinfo -V))"
 
 api=$(free_port)

@@ -17,14 +17,8 @@ src=$2
 # shellcheck source=tests/integration/lib/slurm.sh
 source "$src/tests/integration/lib/slurm.sh"
 
-if ! slurm_available; then
-  echo "SKIP: Slurm is not installed (apt-get install slurm-wlm; scripts/bootstrap.sh does)"
-  exit 0
-fi
-itest_init
-trap 'slurm_stop; itest_cleanup; rm -rf "$ITEST_TMP"' EXIT
+slurm_itest 3
 tmp=$ITEST_TMP
-slurm_start "$tmp/slurm" 3 || itest_fail "the Slurm cluster did not start"
 echo "ok   slurm cluster: slurmctld + 3 slurmd ($(sinfo -V))"
 
 # Five consecutive free ports for replicas 0..4.

@@ -10,6 +10,9 @@
 #                            that many gres GPUs each), starts slurmctld and N slurmd,
 #                            waits (60 s) until sinfo shows N idle nodes. Exports SLURM_CONF;
 #                            sets SLURM_DIR, SLURM_CTLD_PID.
+#   slurm_itest N            a test's start: SKIP (exit 0) without Slurm, else itest_init, an
+#                            EXIT trap that stops Slurm and cleans up, slurm_start with N nodes
+#                            in $ITEST_TMP/slurm (itest_fail when it does not start)
 #   slurm_stop_ctld          SIGTERM to slurmctld by PID (its state is saved in DIR/state)
 #   slurm_start_ctld         starts slurmctld again (recovering the saved jobs), waits for it
 #   slurm_active_jobs [NAME] "id state node comment" per PENDING/RUNNING job (of job NAME)
@@ -154,4 +157,14 @@ slurm_stop() {
   done
   itest_stop_pid "${SLURM_CTLD_PID:-0}" 10
   SLURM_PIDS=()
+}
+
+slurm_itest() {
+  if ! slurm_available; then
+    echo "SKIP: Slurm is not installed (apt-get install slurm-wlm; scripts/bootstrap.sh does)"
+    exit 0
+  fi
+  itest_init
+  trap 'slurm_stop; itest_cleanup; rm -rf "$ITEST_TMP"' EXIT
+  slurm_start "$ITEST_TMP/slurm" "$1" || itest_fail "the Slurm cluster did not start"
 }
