@@ -12,7 +12,7 @@ Result<TargetSpec> ParseLocal(const config::ConfigNode& node) {
   const size_t before = node.errors()->size();
   LocalTargetConfig cfg = LocalTargetConfig::Parse(node);
   if (node.errors()->size() > before) return Status::Invalid("see config errors");
-  TargetSpec t{"local", nullptr};
+  TargetSpec t{"local", nullptr, std::nullopt};
   t.make = [cfg](const WorkloadRef& ref, int initial,
                  const BuildEnv& env) -> Result<std::unique_ptr<Actuator>> {
     if (!env.clock || !env.http) {
@@ -34,7 +34,7 @@ Result<TargetSpec> ParseKubernetes(const config::ConfigNode& node) {
   const size_t before = node.errors()->size();
   KubernetesTargetConfig cfg = KubernetesTargetConfig::Parse(node);
   if (node.errors()->size() > before) return Status::Invalid("see config errors");
-  TargetSpec t{"kubernetes", nullptr};
+  TargetSpec t{"kubernetes", nullptr, EngineObject{cfg.namespace_, cfg.resource.kind, cfg.name}};
   t.make = [cfg](const WorkloadRef& ref, int, const BuildEnv& env) {
     return MakeKubernetesActuator(ref, cfg, env, KubeAuthEnv::Process());
   };

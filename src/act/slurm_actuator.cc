@@ -45,7 +45,7 @@ Result<TargetSpec> ParseSlurmTarget(const config::ConfigNode& node) {
   const size_t before = node.errors()->size();
   SlurmTargetConfig cfg = SlurmTargetConfig::Parse(node);
   if (node.errors()->size() > before) return Status::Invalid("see config errors");
-  TargetSpec t{"slurm", nullptr};
+  TargetSpec t{"slurm", nullptr, std::nullopt};
   t.make = [cfg](const WorkloadRef& ref, int initial,
                  const BuildEnv& env) -> Result<std::unique_ptr<Actuator>> {
     if (!env.clock || !env.http) {

@@ -215,6 +215,11 @@ void ParseSpec(const ConfigNode& spec, const Registries& reg, ControllerConfig& 
   }
   ParseSources(spec, reg, cfg);
   if (spec.Has("pool")) cfg.pool = decide::ParsePool(spec.Child("pool"));
+  if (cfg.pool && cfg.pool->from == "kubernetes") {
+    const config::ConfigNode k = spec.Child("pool").Child("kubernetes");
+    cfg.pool_kube_auth = act::ParseKubeAuth(k);
+    cfg.pool_kube_timeout = Seconds(k.DurationSeconds("timeout", 10, config::Above(0)));
+  }
   if (spec.Has("aiscalers")) cfg.aiscalers = AiScalerWatchConfig::Parse(spec.Child("aiscalers"));
   if (!spec.Has("workloads")) {
     // With AIScalers watched, the file may name no workload of its own.

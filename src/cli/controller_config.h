@@ -66,6 +66,10 @@ struct ControllerConfig {
   // `pool:`: the shared GPU pool every workload is placed in (decide/pool_config.h); absent:
   // each workload is scaled on its own.
   std::optional<PoolSpec> pool;
+  // pool.kubernetes (with from: kubernetes): how the pool's size is read from the API server,
+  // resolved as a kubernetes target's `auth:`; each call's deadline.
+  act::KubeAuthConfig pool_kube_auth;
+  Duration pool_kube_timeout = Seconds(10);
   std::vector<WorkloadSpec> workloads;
   // `aiscalers:`: workloads from AIScaler objects watched on Kubernetes (docs/kubernetes.md).
   AiScalerWatchConfig aiscalers;

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <thread>
 
+#include "act/kubernetes_pool_source.h"
 #include "act/slurm_pool_source.h"
 #include "control/assembler.h"
 #include "store/sqlite_store.h"
@@ -188,7 +189,37 @@ Status Daemon::MakePoolSource() {
                                                           std::move(o), p.slurm.partition);
     return Status::Ok();
   }
+  if (p.from == "kubernetes") return MakeKubernetesPoolSource();
   return Status::Invalid("unable to read the pool's size from " + p.from + "; give pool.size");
+}
+
+// The pool from the API server: nodes, pods and quotas, with every workload's object on the
+// kubernetes engine as aiscale's (its pods' GPUs are the pool's, not others').
+Status Daemon::MakeKubernetesPoolSource() {
+  if (cfg_.aiscalers.enabled) {
+    // Their objects arrive after start; until the source learns them, their pods would count
+    // as others' and the pool would be short by what they hold.
+    return Status::Invalid(
+        "pool from: kubernetes does not yet take AIScaler workloads (aiscalers:); give pool.size");
+  }
+  Result<act::KubeEndpoint> ep =
+      act::ResolveKubeEndpoint(cfg_.pool_kube_auth, act::KubeAuthEnv::Process());
+  if (!ep.ok()) return ep.status().Wrap("unable to read the pool's size from Kubernetes");
+  act::KubeClientOptions opts;
+  opts.call_timeout = cfg_.pool_kube_timeout;
+  opts.attempt_timeout = std::min(cfg_.pool_kube_timeout, Seconds(5));
+  std::vector<EngineObject> managed;
+  for (const WorkloadSpec& w : cfg_.workloads) {
+    if (!w.target || !w.target->object) continue;
+    EngineObject o = *w.target->object;
+    if (o.namespace_.empty())
+      o.namespace_ = w.ref.namespace_.empty() ? "default" : w.ref.namespace_;
+    if (o.name.empty()) o.name = w.ref.name;
+    managed.push_back(std::move(o));
+  }
+  pool_source_ = std::make_unique<act::KubernetesPoolSource>(
+      std::make_unique<act::KubeClient>(*ep, http_, clock_, opts), std::move(managed));
+  return Status::Ok();
 }
 
 // Each workload's configured bounds as gauges, so an alert can tell a workload pinned at

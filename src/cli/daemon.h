@@ -79,6 +79,7 @@ class Daemon {
   Status MakeAiScalers();
   // The pool's size source (a configured number, or the engine's report).
   Status MakePoolSource();
+  Status MakeKubernetesPoolSource();
   // The local engine's GPU slots (gpu_slots_), when the pool has a size and a local workload.
   Status MakeGpuSlots();
   void PublishBounds();

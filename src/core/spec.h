@@ -65,6 +65,15 @@ struct SourceSpec {
   std::function<Result<std::unique_ptr<MetricSource>>(const BuildEnv&)> make;
 };
 
+// The object an engine scales, where it has one (kubernetes: a Deployment, StatefulSet or
+// PyTorchJob): the shared pool tells the GPUs of its pods from those of pods it does not manage.
+// Empty namespace or name: the workload's own (namespace "default" when it has none).
+struct EngineObject {
+  std::string namespace_;
+  std::string kind;
+  std::string name;
+};
+
 struct TargetSpec {
   std::string engine;  // the registry entry ("local", "kubernetes", "slurm")
   // `initial_replicas`: the size to hold until the first decision (an engine that starts the
@@ -72,6 +81,7 @@ struct TargetSpec {
   std::function<Result<std::unique_ptr<Actuator>>(const WorkloadRef& ref, int initial_replicas,
                                                   const BuildEnv& env)>
       make;
+  std::optional<EngineObject> object;  // kubernetes only
 };
 
 struct WorkloadSpec {

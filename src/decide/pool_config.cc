@@ -96,20 +96,34 @@ void ParseSlurmSource(const config::ConfigNode& pool, PoolSpec& spec) {
   spec.slurm.slurm_conf = s.ResolvePath(s.String("slurm_conf", ""));
 }
 
+// kubernetes: {auth, timeout}: how `from: kubernetes` reaches the API server. Its fields are
+// read by the controller config (cli/, where the engines' connection types live); here only
+// where it may appear.
+void CheckKubernetesSource(const config::ConfigNode& pool, const PoolSpec& spec) {
+  const config::ConfigNode k = pool.Child("kubernetes");
+  if (!k.IsDefined()) return;
+  if (spec.from != "kubernetes") {
+    pool.ErrorAt(
+        "kubernetes",
+        "is how `from: kubernetes` reaches the API server; set from: kubernetes or drop it");
+  } else if (!k.IsMap()) {
+    k.Error("must be a map: {auth, timeout}");
+  } else {
+    k.CheckKnown({"auth", "timeout"});
+  }
+}
+
 // size: a number, or from: an engine that reports it; exactly one of the two.
 void ParseSize(const config::ConfigNode& pool, PoolSpec& spec) {
   if (pool.Has("from")) {
     spec.from = pool.Enum("from", "", PoolSizeEngines());
     if (pool.Has("size")) pool.ErrorAt("size", "give size or from, not both");
     ParseSlurmSource(pool, spec);
-    if (spec.from == "kubernetes") {
-      pool.ErrorAt("from",
-                   "kubernetes: not yet (the pool's size from Ready nodes and quotas is "
-                   "planned); give pool.size, or from: slurm");
-    }
+    CheckKubernetesSource(pool, spec);
     return;
   }
   if (pool.Has("slurm")) pool.ErrorAt("slurm", "needs from: slurm");
+  if (pool.Has("kubernetes")) pool.ErrorAt("kubernetes", "needs from: kubernetes");
   if (!pool.Has("size")) {
     pool.Error("missing 'size' (GPUs) or 'from' (" + Join(PoolSizeEngines()) + ")");
     return;
@@ -190,7 +204,7 @@ PoolSpec ParsePool(const config::ConfigNode& pool) {
     return spec;
   }
   pool.CheckKnown({"size", "from", "tenants", "priorities", "reclaim", "regrow_delay",
-                   "shrink_grace", "lend_delay", "slurm"});
+                   "shrink_grace", "lend_delay", "slurm", "kubernetes"});
   ParseSize(pool, spec);
   spec.tenants = ParseTenants(pool.Child("tenants"));
   if (spec.tenants.empty() && !pool.Has("tenants")) spec.tenants.push_back({"default", 0, {}, 1});

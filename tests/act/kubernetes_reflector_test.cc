@@ -170,6 +170,7 @@ TEST_F(ReflectorTest, DISABLED_RelistsOnGoneAndReportsWhatVanished) {
     Create("drop", 2);
     StartReflector();
     ASSERT_TRUE(WaitFor([&] { return Sees("ai/drop", 2); }));
+    ASSERT_TRUE(WaitFor([&] { return server_.OpenWatches() == 1; }));  // a cut then cuts it
     // The history is gone and the watch ends: the next watch from the old version is 410.
     FakeKubeApiServer::WatchFaults f;
     f.gone_as_event = as_event;
@@ -183,6 +184,8 @@ TEST_F(ReflectorTest, DISABLED_RelistsOnGoneAndReportsWhatVanished) {
     EXPECT_NE(Log().find("listing again"), std::string::npos) << Log();
     StopReflector();
     reflector_.reset();
+    server_.CutWatches();  // the stopped reflector's watch ends at its next write otherwise
+    ASSERT_TRUE(WaitFor([&] { return server_.OpenWatches() == 0; }));
     for (const char* n : {"keep", "late"}) server_.DeleteCustom("example.com", "widgets", "ai", n);
     view_.clear();
   }
@@ -192,6 +195,7 @@ TEST_F(ReflectorTest, GoneStormBacksOffThenRecovers) {
   Create("a", 1);
   StartReflector();
   ASSERT_TRUE(WaitFor([&] { return Sees("ai/a", 1); }));
+  ASSERT_TRUE(WaitFor([&] { return server_.OpenWatches() == 1; }));  // a cut then cuts it
   FakeKubeApiServer::WatchFaults storm;
   storm.gone_next = 1000000;
   server_.SetWatchFaults(storm);
@@ -212,6 +216,7 @@ TEST_F(ReflectorTest, MalformedEventRelists) {
   Create("a", 1);
   StartReflector();
   ASSERT_TRUE(WaitFor([&] { return Sees("ai/a", 1); }));
+  ASSERT_TRUE(WaitFor([&] { return server_.OpenWatches() == 1; }));  // a cut then cuts it
   FakeKubeApiServer::WatchFaults f;
   f.malformed_next = 1;
   server_.SetWatchFaults(f);
@@ -226,16 +231,21 @@ TEST_F(ReflectorTest, CutMidEventWatchesAgainWithoutLoss) {
   Create("a", 1);
   StartReflector();
   ASSERT_TRUE(WaitFor([&] { return Sees("ai/a", 1); }));
+  // The list alone shows "a": on a busy machine the watch may not be streaming yet, and a cut
+  // before it starts cuts nothing (it would deliver the resize whole, with no cut to log).
+  ASSERT_TRUE(WaitFor([&] { return server_.OpenWatches() == 1; }));
   FakeKubeApiServer::WatchFaults f;
   f.cut_next = 1;
   server_.SetWatchFaults(f);
   server_.CutWatches();
   Resize("a", 2);
   ASSERT_TRUE(WaitFor([&] { return Sees("ai/a", 2); }));
-  EXPECT_EQ(reflector_->lists(), 1) << "a cut stream is watched again from its version";
   // "cut mid-event" when the partial event reached us, "interrupted" when the transport
   // dropped it first (curl may): either way the watch resumes from the version seen last.
-  EXPECT_NE(Log().find("watching again from resourceVersion"), std::string::npos) << Log();
+  EXPECT_TRUE(WaitFor([&] {
+    return Log().find("watching again from resourceVersion") != std::string::npos;
+  })) << Log();
+  EXPECT_EQ(reflector_->lists(), 1) << "a cut stream is watched again from its version";
 }
 
 TEST_F(ReflectorTest, EventOverTheLimitRelistsAndTheListDeliversIt) {

@@ -16,6 +16,7 @@
 
 #include "act/kubernetes_actuator.h"
 #include "act/kubernetes_lease.h"
+#include "act/kubernetes_pool_source.h"
 #include "act/kubernetes_reflector.h"
 #include "act/kubernetes_status_writer.h"
 #include "core/curl_http_client.h"
@@ -288,6 +289,19 @@ class DeployRbacTest : public ::testing::Test {
     ASSERT_TRUE(a->Apply(ref, s->current).ok());
   }
 
+  // The shared pool's size as `pool: {from: kubernetes}` reads it: nodes, pods, quotas.
+  void ReadPool() {
+    act::KubeEndpoint ep;
+    ep.server = server_.Url();
+    ep.token = "fake-token";
+    act::KubernetesPoolSource source(
+        std::make_unique<act::KubeClient>(ep, http_, clock_, act::KubeClientOptions{}),
+        {{workload_ns_, "Deployment", "llm"}});
+    Result<PoolCapacity> c = source.Observe();
+    ASSERT_TRUE(c.ok()) << c.status().message();
+    EXPECT_EQ(c->gpus, 16) << c->detail;
+  }
+
   // Leader election as the ConfigMap configures it: take the Lease (read, create), renew it
   // (read, update), release it (update) — every call the elector has.
   void Elect() {
@@ -367,6 +381,9 @@ TEST_F(DeployRbacTest, GrantsExactlyWhatTheActuatorUses) {
   Exercise("StatefulSet", "cache");
   Exercise("PyTorchJob", "llama");
   ASSERT_EQ(server_.Events().size(), 6u);  // one per scale change: up and down, three kinds
+  server_.AddResourceQuota(workload_ns_, "gpus", 8);
+  server_.SetPodOwner(workload_ns_, "llm-0", "ReplicaSet", "llm-5d9f8c7b6d");  // llm's: ours
+  ReadPool();
   Elect();
   WatchAiScalers();
 

@@ -219,6 +219,27 @@ void FakeKubeApiServer::AddPod(const std::string& ns, const std::string& name,
                        {"status", {{"phase", phase}}}};
 }
 
+void FakeKubeApiServer::SetPodOwner(const std::string& ns, const std::string& pod,
+                                    const std::string& kind, const std::string& owner) {
+  std::lock_guard<std::mutex> lock(mu_);
+  json& p = pods_[{ns, pod}];
+  p["metadata"]["ownerReferences"] =
+      json::array({{{"apiVersion", kind == "PyTorchJob" ? "kubeflow.org/v1" : "apps/v1"},
+                    {"kind", kind},
+                    {"name", owner},
+                    {"uid", "uid-" + owner},
+                    {"controller", true},
+                    {"blockOwnerDeletion", true}}});
+}
+
+void FakeKubeApiServer::AddResourceQuota(const std::string& ns, const std::string& name, int gpus) {
+  std::lock_guard<std::mutex> lock(mu_);
+  const json hard = {{"requests.nvidia.com/gpu", std::to_string(gpus)}};
+  quotas_[{ns, name}] = {{"metadata", Metadata(ns, name, ++resource_version_)},
+                         {"spec", {{"hard", hard}}},
+                         {"status", {{"hard", hard}}}};
+}
+
 json FakeKubeApiServer::Object(const std::string& group, const std::string& resource,
                                const std::string& ns, const std::string& name) const {
   std::lock_guard<std::mutex> lock(mu_);
@@ -481,6 +502,16 @@ void FakeKubeApiServer::Serve(Request& r, const httplib::Request& req, httplib::
       if (std::find(skip.begin(), skip.end(), phase) != skip.end()) continue;
       if (!r.namespace_.empty() && key.first != r.namespace_) continue;
       list["items"].push_back(p);
+    }
+    return SetJson(res, 200, list);
+  }
+  if (r.group.empty() && r.resource == "resourcequotas" && r.verb == "list") {
+    json list = {{"kind", "ResourceQuotaList"},
+                 {"apiVersion", "v1"},
+                 {"metadata", {{"resourceVersion", std::to_string(resource_version_)}}},
+                 {"items", json::array()}};
+    for (const auto& [key, q] : quotas_) {
+      if (r.namespace_.empty() || key.first == r.namespace_) list["items"].push_back(q);
     }
     return SetJson(res, 200, list);
   }

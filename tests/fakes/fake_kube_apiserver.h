@@ -3,9 +3,10 @@
 // a test, so this serves, over real HTTP(S) on 127.0.0.1, the part of the API the actuator uses,
 // with the API server's own wire formats: deployments, statefulsets (apps/v1) and pytorchjobs
 // (kubeflow.org/v1) with their /scale subresource (autoscaling/v1 Scale; GET and PATCH with a
-// JSON merge patch), nodes and pods (list), events (create), coordination.k8s.io/v1 leases (get,
-// create, update, optimistic on metadata.resourceVersion), minimal discovery (/api, /apis),
-// bearer-token or client-certificate authentication, and meta/v1 Status bodies for every error.
+// JSON merge patch), nodes, pods and resourcequotas (list), events (create), coordination.k8s.io/v1
+// leases (get, create, update, optimistic on metadata.resourceVersion), minimal discovery (/api,
+// /apis), bearer-token or client-certificate authentication, and meta/v1 Status bodies for every
+// error.
 //
 // Custom resources (AddCrd: an apiextensions.k8s.io/v1 CRD, e.g. deploy/'s AIScaler) are served
 // as the API server serves them: create, get, list (paged with limit/continue), update
@@ -102,6 +103,12 @@ class FakeKubeApiServer {
   void AddNode(const std::string& name, int gpus, bool ready = true);
   void AddPod(const std::string& ns, const std::string& name, const std::string& node, int gpus,
               const std::string& phase = "Running");
+  // The pod's metadata.ownerReferences: one controller owner (kind ReplicaSet, StatefulSet...).
+  void SetPodOwner(const std::string& ns, const std::string& pod, const std::string& kind,
+                   const std::string& owner);
+  // A ResourceQuota (v1) in `ns` whose spec.hard caps requests.nvidia.com/gpu at `gpus`,
+  // listed at /api/v1/resourcequotas and /api/v1/namespaces/{ns}/resourcequotas.
+  void AddResourceQuota(const std::string& ns, const std::string& name, int gpus);
   // The stored object (null when absent) and a way to change it (e.g. its status).
   nlohmann::json Object(const std::string& group, const std::string& resource,
                         const std::string& ns, const std::string& name) const;
@@ -199,6 +206,7 @@ class FakeKubeApiServer {
   std::map<Key, nlohmann::json> objects_;
   std::map<std::string, nlohmann::json> nodes_;
   std::map<std::pair<std::string, std::string>, nlohmann::json> pods_;
+  std::map<std::pair<std::string, std::string>, nlohmann::json> quotas_;
   std::vector<nlohmann::json> events_;
   std::map<std::string, std::string> users_;  // extra bearer token -> user
   std::map<std::pair<std::string, std::string>, Fault> faults_;
