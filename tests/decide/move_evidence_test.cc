@@ -1,5 +1,6 @@
 #include "decide/training/move_evidence.h"
 
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -68,6 +69,59 @@ TEST(MoveEvidence, ReadingsWithoutSpreadDecideByTheirSign) {
   // Per node, 2 is the better one (450 vs 333 samples/s per node).
   EXPECT_TRUE(JudgeMove(m, 3, 2, true).Backs(3));
   EXPECT_NE(JudgeMove(m, 3, 2, true).Text().find("per node"), std::string::npos);
+}
+
+TEST(MoveEvidence, ASizeThatChangedSpeedIsWeighedByItsReadingsOfTheOtherSizesTime) {
+  // 2, then 3, then back at 2 for a stint; the machine may have got busier meanwhile, which 3
+  // would have felt too. CI of 2026-12-05: 2 at 724, 3 at 698, back at 2 the readings fell to
+  // about 520, and the whole of 2 (575) against 3 (698) sent the job back to 3 at z = 3.
+  struct Case {
+    std::string name;
+    double before2, at3, stint2;
+    int stint_count;
+    bool drifted;
+    bool backs;        // 2 -> 3 for time, at z >= 3
+    bool whole_backs;  // what the whole of 2's readings would have said
+  };
+  const std::vector<Case> cases = {
+      {"busier machine back at 2: 3 was no faster then", 724, 698, 520, 13, true, false, true},
+      {"busier machine, 3 really faster", 600, 900, 450, 13, true, true, true},
+      {"same speed back at 2", 724, 698, 724, 13, false, false, false},
+      {"two readings back at 2: too few to tell", 724, 698, 520, 2, false, false, false},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    ThroughputModel m;
+    Read(m, 2, c.before2, 0.03, 5);
+    Read(m, 3, c.at3, 0.04, 6);
+    Read(m, 2, c.stint2, 0.04, c.stint_count);
+    const MoveEvidence e = JudgeMove(m, 2, 3, false);
+    EXPECT_EQ(e.drifted, c.drifted) << e.Text();
+    EXPECT_EQ(e.Backs(3), c.backs) << e.Text();
+    const SizeEvidence whole = m.Evidence(2), three = m.Evidence(3);
+    const double z = (three.mean - whole.mean) / std::hypot(three.se, whole.se);
+    EXPECT_EQ(z >= 3, c.whole_backs) << "z over the whole of 2: " << z;
+    if (c.drifted) {
+      EXPECT_NE(e.Text().find("2 changed speed since its earlier readings"), std::string::npos)
+          << e.Text();
+      EXPECT_NEAR(e.from.mean, c.before2, 0.03 * c.before2);
+    }
+  }
+}
+
+TEST(MoveEvidence, TheStintIsKeptAcrossARestartOfAiscale) {
+  ThroughputModel m;
+  Read(m, 2, 724, 0.03, 5);
+  Read(m, 3, 698, 0.04, 6);
+  Read(m, 2, 520, 0.04, 13);
+  std::vector<double> v;
+  m.SaveTo(v);
+  const ThroughputModel back = ThroughputModel::LoadFrom(v, ThroughputPrior{});
+  const MoveEvidence e = JudgeMove(back, 2, 3, false);
+  EXPECT_TRUE(e.drifted);
+  EXPECT_EQ(e.Text(), JudgeMove(m, 2, 3, false).Text());
+  // A stint is the size the job is at: judged from 3, 2's readings are all of 2's.
+  EXPECT_FALSE(JudgeMove(back, 3, 2, false).drifted);
 }
 
 }  // namespace

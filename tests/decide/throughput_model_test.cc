@@ -104,7 +104,7 @@ TEST(ThroughputModel, StateIsBoundedAndRoundTrips) {
   EXPECT_LE(m.DistinctSizes(), ThroughputModel::kMaxBuckets);
   PersistentState st;
   m.Save(st, "x");
-  EXPECT_LE(st.values["x.buckets"].size(), 1 + 8u * ThroughputModel::kMaxBuckets);
+  EXPECT_LE(st.values["x.buckets"].size(), 2 + 12u * ThroughputModel::kMaxBuckets);
   const ThroughputModel back = ThroughputModel::Load(st, "x", ThroughputPrior{});
   for (int n : {2, 10, 30}) EXPECT_DOUBLE_EQ(*back.Predict(n), *m.Predict(n));
   // Garbage in the store is skipped, not trusted.
@@ -171,10 +171,23 @@ TEST(ThroughputModel, StateSavedBeforeTheSpreadLoadsWithTheDefaultSpread) {
   // Saved again, it takes the new layout and reads back the same.
   std::vector<double> v;
   m.SaveTo(v);
-  EXPECT_EQ(v.size(), 9u);
+  EXPECT_EQ(v.size(), 14u);
   const SizeEvidence back = ThroughputModel::LoadFrom(v, ThroughputPrior{}).Evidence(2);
   EXPECT_DOUBLE_EQ(back.sd, e.sd);
   EXPECT_DOUBLE_EQ(back.count, e.count);
+}
+
+TEST(ThroughputModel, StateInTheLayoutBeforeStintsLoadsWithoutOne) {
+  // kSpreadTag (-2), then 8 values per size: no stint, so no drift can be claimed.
+  const ThroughputModel m =
+      ThroughputModel::LoadFrom({-2, 2, 40, 40000, 40, 0, 0, 400, 40}, ThroughputPrior{});
+  EXPECT_EQ(m.Evidence(2).count, 40);
+  EXPECT_FALSE(m.DriftAt(2).has_value());
+  // A garbled stint (more readings than the whole) is dropped, the rest kept.
+  const ThroughputModel g = ThroughputModel::LoadFrom(
+      {-3, 2, 2, 40, 40000, 40, 0, 0, 400, 40, 99, 100, 1, 0}, ThroughputPrior{});
+  EXPECT_EQ(g.Evidence(2).count, 40);
+  EXPECT_FALSE(g.DriftAt(2).has_value());
 }
 
 }  // namespace

@@ -21,6 +21,9 @@ constexpr double kOverheadAfterS = 1800;
 // Spare budget a shrink must leave (share of its predicted time): the fit drifts by about this
 // much over an hour, and a shrink undone by the next decision costs two restarts for nothing.
 constexpr double kShrinkSafety = 0.02;
+// Standard errors of the measured speed ratio by which staying may run past the budget before
+// a grow for time (NoiseBand).
+constexpr double kBandZ = 2;
 // The bucket is refilled tick by tick; a sum of many small refills may land a hair below 1.
 constexpr double kTokenSlack = 1e-9;
 // Standard errors by which the readings must back a move between two measured sizes. Readings
@@ -33,6 +36,28 @@ constexpr double kEvidenceZ = 3;
 constexpr double kBaselineReadings = 5;
 
 int FloorTo(int v, int g) { return (v / g) * g; }
+
+// How far past the budget staying is still feasible (PlanInput::stay_slack): kBandZ standard
+// errors of the speed ratio the budget is judged by, so the readings' noise cannot carry a job
+// across the budget line and back (elastic_learn under two CPU hogs: 2 read 7.2% slower than
+// 3, a shrink on a 10% budget, then 12.4%, a grow, with a standard error of 3.3% on the ratio).
+// A grow for time claims the budget is missed; its evidence is the miss beyond the noise. A
+// shrink keeps its fixed spare: it is what the policy is for, and a size it left cannot be
+// measured better. At most the budget itself: twice the budget is always a miss.
+double NoiseBand(const TrainingTick& k) {
+  const ThroughputModel& m = k.fits.compute;
+  auto rel_se = [&m](int n) {
+    const SizeEvidence e = m.Evidence(n);
+    return e.count > 0 && e.mean > 0 ? e.se / e.mean : 0.0;
+  };
+  const int cur = k.in.current;
+  double other = 0;
+  for (int n : {cur - k.g, cur + k.g, k.t.reference}) {
+    if (n >= 1 && n != cur) other = std::max(other, rel_se(n));
+  }
+  const double band = kBandZ * std::hypot(rel_se(cur), other);
+  return std::clamp(band, kShrinkSafety, std::max(kShrinkSafety, k.c.max_slowdown));
+}
 int LargestAllowed(const TrainingTick& k);
 void Ask(TrainingTick& k, int desired, const char* rule, std::string reason);
 int CeilTo(int v, int g) { return ((v + g - 1) / g) * g; }
@@ -527,6 +552,8 @@ bool RuleRescale(TrainingTick& k) {
   pi.elapsed_wall_s = t.wall_s;
   pi.elapsed_ref_s = t.ref_s;
   pi.shrink_safety = kShrinkSafety;
+  pi.stay_slack = NoiseBand(k);
+  k.Fact("stay_slack", pi.stay_slack);
   const PlanResult pr = PlanSize(pi);
   PlanFacts(k, pr, y_job, phi_load);
   if (TryProbe(k, pi, pr, y_job)) return true;

@@ -24,16 +24,24 @@ struct MoveEvidence {
   double diff = 0;        // measured advantage of `to` over `from` (samples/s, or per node)
   double se = 0;          // its standard error
   double z = 0;           // diff / se; +-kHugeZ when se is 0 (readings without any spread)
+  // `from` drifted: `from` holds its earlier readings only, `from_now` those of its stint.
+  bool drifted = false;
+  SizeEvidence from_now;
+  double drift_z = 0;
 
   // Backed beyond `needed` standard errors; true when `to` was never measured (the prior's
   // call), false when only `from` lacks readings.
   bool Backs(double needed) const { return judged ? z >= needed : to.count <= 0; }
   // "measured 939±12 samples/s (40 readings) at 2 vs 541±9 (30) at 3: z = 17" or
-  // "3 never measured: the model's prior decides".
+  // "3 never measured: the model's prior decides", after the drift when there was one.
   std::string Text() const;
+
+ private:
+  std::string JudgedText() const;
 };
 
 inline constexpr double kHugeZ = 1e9;
+inline constexpr double kDriftZ = 3;
 
 MoveEvidence JudgeMove(const ThroughputModel& model, int from, int to, bool per_node);
 

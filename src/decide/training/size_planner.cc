@@ -35,13 +35,16 @@ PlanResult PlanSize(const PlanInput& in) {
     phase_deadline +=
         (1 + in.max_slowdown) * std::max(0.0, in.phase->work) * in.phase->y(in.reference);
   }
-  // A shrink must spare shrink_safety of its time; staying may use as much past the deadline.
-  // The band between them keeps a drift of a few percent (a busier machine) from undoing a
-  // shrink that was within the budget, and a grow for time from being undone in turn.
+  // A shrink must spare shrink_safety of its time; staying may use stay_slack past the
+  // deadline. The band between them keeps a drift of a few percent (a busier machine) or the
+  // readings' noise from undoing a shrink that was within the budget, and a grow for time
+  // from being undone in turn.
   auto check = [&](Plan& p, double deadline) {
     double spare = 0;
     if (p.first < in.current) spare = in.shrink_safety * p.time_s;
-    if (p.first == in.current && p.then == in.current) spare = -in.shrink_safety * p.time_s;
+    if (p.first == in.current && p.then == in.current) {
+      spare = -std::max(in.shrink_safety, in.stay_slack) * p.time_s;
+    }
     p.feasible = in.elapsed_wall_s + p.time_s + spare <= deadline + kSlackS;
     return p;
   };

@@ -50,9 +50,10 @@ struct PlanInput {
   double elapsed_ref_s = 0;   // the same work at the reference size
   // A move to fewer nodes must leave this share of its predicted time as spare budget, so a
   // shrink that is feasible by a hair is not undone an hour later by model drift; staying is
-  // feasible up to the same share past the deadline (a band, not a line, between shrinking
-  // and growing for time).
+  // feasible up to the larger of this and stay_slack past the deadline (a band, not a line,
+  // between shrinking and growing for time; stay_slack widens it by the readings' noise).
   double shrink_safety = 0;
+  double stay_slack = 0;
 };
 
 struct Plan {

@@ -12,10 +12,13 @@ namespace {
 
 constexpr int kParams = 3;
 constexpr int kOldFields = 6;  // per bucket in the layout before the spread was kept
-constexpr int kFields = 8;     // per bucket in PersistentState, after kLayoutTag
-// First value of a state vector in the layout with the spread; an older layout starts with a
-// bucket's node count (>= 1), so the two cannot be confused.
-constexpr double kLayoutTag = -2;
+constexpr int kSpreadFields = 8;  // per bucket in the layout with the spread (kSpreadTag)
+constexpr int kFields = 12;       // per bucket now: the spread and the current stint
+// First value of a state vector in a tagged layout: kSpreadTag then the buckets, or kLayoutTag,
+// the size of the last reading, then the buckets. The untagged layout starts with a bucket's
+// node count (>= 1), so none can be confused.
+constexpr double kSpreadTag = -2;
+constexpr double kLayoutTag = -3;
 // Readings at a size before a new one is clipped to its band: with fewer, nothing says which
 // one is the outlier.
 constexpr double kRobustAfter = 3;
@@ -26,6 +29,9 @@ constexpr double kPriorReadings = 2;  // weight of the pooled spread in a size's
 // come, so a size whose speed changed for good is seen as it is now within about twice this
 // many readings, while one reading moves its mean by at most 1/kMaxReadings of its band.
 constexpr double kMaxReadings = 30;
+// Earlier readings (before the current stint) needed to tell a drift from the job's noise.
+constexpr double kMinEarlier = 1.5;
+constexpr double kNoSpreadZ = 1e9;  // z of a difference between readings without any spread
 constexpr double kMinReliability = 0.25, kMaxReliability = 4;
 constexpr int kPositiveUpTo = 1024;  // the fit must predict positive time up to this size
 constexpr double kMaxSerialShare = 0.98;
@@ -87,6 +93,17 @@ bool Solve(std::array<std::array<double, kParams>, kParams> m, std::array<double
   return true;
 }
 
+// Duration-weighted Welford: w / wy stays the mean of the readings, m2 their spread.
+void Welford(double& count, double& w, double& wy, double& m2, double x, double duration_s) {
+  const double before = wy > 0 ? w / wy : x;
+  const double wy_after = wy + duration_s;
+  const double after = before + duration_s / wy_after * (x - before);
+  m2 += duration_s * (x - before) * (x - after);
+  count += 1;
+  w += x * duration_s;
+  wy = wy_after;
+}
+
 }  // namespace
 
 bool ThroughputModel::Add(int nodes, double samples_per_s, double duration_s, double gpu_util) {
@@ -113,26 +130,24 @@ bool ThroughputModel::Add(int nodes, double samples_per_s, double duration_s, do
                                     [](const Bucket& a, const Bucket& b) { return a.w < b.w; });
       buckets_.erase(least);
     }
-    buckets_.push_back(Bucket{nodes, 0, 0, 0, 0, 0, 0, 0});
+    buckets_.push_back(Bucket{});
     it = buckets_.end() - 1;
+    it->nodes = nodes;
+  }
+  if (nodes != last_nodes_) {
+    // The job came (back) to this size: a new stint starts.
+    it->s_count = it->s_w = it->s_wy = it->s_m2 = 0;
+    last_nodes_ = nodes;
   }
   if (it->count >= kMaxReadings) {
     const double keep = (kMaxReadings - 1) / it->count;
-    it->count *= keep;
-    it->w *= keep;
-    it->wy *= keep;
-    it->m2 *= keep;
-    it->util_s *= keep;
-    it->util_t *= keep;
+    for (double* v : {&it->count, &it->w, &it->wy, &it->m2, &it->util_s, &it->util_t,
+                      &it->s_count, &it->s_w, &it->s_wy, &it->s_m2}) {
+      *v *= keep;
+    }
   }
-  // Duration-weighted Welford: w / wy stays the mean of the (clipped) readings.
-  const double before = it->wy > 0 ? it->w / it->wy : x;
-  const double wy = it->wy + duration_s;
-  const double after = before + duration_s / wy * (x - before);
-  it->m2 += duration_s * (x - before) * (x - after);
-  it->count += 1;
-  it->w += x * duration_s;
-  it->wy = wy;
+  Welford(it->count, it->w, it->wy, it->m2, x, duration_s);
+  Welford(it->s_count, it->s_w, it->s_wy, it->s_m2, x, duration_s);
   it->seconds += duration_s;
   if (std::isfinite(gpu_util) && gpu_util >= 0) {
     it->util_s += gpu_util * duration_s;
@@ -162,20 +177,43 @@ double ThroughputModel::PooledRelativeVariance() const {
 }
 
 SizeEvidence ThroughputModel::Evidence(int nodes) const {
+  const Bucket* b = Find(nodes);
+  if (!b) return SizeEvidence{nodes};
+  return EvidenceOf(nodes, b->count, b->w, b->wy, b->m2);
+}
+
+SizeEvidence ThroughputModel::EvidenceOf(int nodes, double count, double w, double wy,
+                                         double m2) const {
   SizeEvidence e;
   e.nodes = nodes;
-  const Bucket* b = Find(nodes);
-  if (!b) return e;
-  e.count = b->count;
-  e.mean = b->w / b->wy;
+  e.count = count;
+  e.mean = w / wy;
   // The size's own variance, shrunk toward the pooled one while it has few readings (one
   // reading has no spread of its own; the job's noise is much the same at every size).
-  const double own = std::max(0.0, b->m2) / b->wy;
+  const double own = std::max(0.0, m2) / wy;
   const double prior = PooledRelativeVariance() * e.mean * e.mean;
-  const double dof = std::max(0.0, b->count - 1);
+  const double dof = std::max(0.0, count - 1);
   e.sd = std::sqrt((kPriorReadings * prior + dof * own) / (kPriorReadings + dof));
-  e.se = e.sd / std::sqrt(std::max(1.0, b->count));
+  e.se = e.sd / std::sqrt(std::max(1.0, count));
   return e;
+}
+
+std::optional<ThroughputModel::Drift> ThroughputModel::DriftAt(int nodes) const {
+  const Bucket* b = Find(nodes);
+  if (!b || nodes != last_nodes_ || b->s_count < kRobustAfter) return std::nullopt;
+  // The earlier readings are the whole less the stint (counts are fractional once faded).
+  const double count = b->count - b->s_count, w = b->w - b->s_w, wy = b->wy - b->s_wy;
+  if (count < kMinEarlier || !(wy > 1e-9 * b->wy) || !(w > 0)) return std::nullopt;
+  const double mean = w / wy, s_mean = b->s_w / b->s_wy;
+  // m2 of a union = m2 of each part + the parts' weights' harmonic share of the means' gap.
+  const double between = wy * b->s_wy / b->wy * (mean - s_mean) * (mean - s_mean);
+  Drift d;
+  d.earlier = EvidenceOf(nodes, count, w, wy, std::max(0.0, b->m2 - b->s_m2 - between));
+  d.stint = EvidenceOf(nodes, b->s_count, b->s_w, b->s_wy, b->s_m2);
+  const double diff = d.stint.mean - d.earlier.mean;
+  const double se = std::hypot(d.earlier.se, d.stint.se);
+  d.z = se > 0 ? diff / se : (diff > 0 ? kNoSpreadZ : (diff < 0 ? -kNoSpreadZ : 0));
+  return d;
 }
 
 double ThroughputModel::Reliability(const Bucket& b, double pooled) const {
@@ -340,9 +378,10 @@ void ThroughputModel::SaveTo(std::vector<double>& v) const {
   v.clear();
   if (buckets_.empty()) return;
   v.push_back(kLayoutTag);
+  v.push_back(last_nodes_);
   for (const Bucket& b : buckets_) {
     v.insert(v.end(), {static_cast<double>(b.nodes), b.count, b.w, b.wy, b.util_s, b.util_t, b.m2,
-                       b.seconds});
+                       b.seconds, b.s_count, b.s_w, b.s_wy, b.s_m2});
   }
 }
 
@@ -355,30 +394,57 @@ ThroughputModel ThroughputModel::Load(const PersistentState& state, const std::s
 
 ThroughputModel ThroughputModel::LoadFrom(const std::vector<double>& v, ThroughputPrior prior) {
   ThroughputModel m(prior);
-  const bool tagged = !v.empty() && v[0] == kLayoutTag;
-  const size_t fields = tagged ? kFields : kOldFields;
+  size_t fields = kOldFields, first = 0;
+  if (!v.empty() && v[0] == kSpreadTag) {
+    fields = kSpreadFields;
+    first = 1;
+  } else if (v.size() >= 2 && v[0] == kLayoutTag) {
+    fields = kFields;
+    first = 2;
+    m.last_nodes_ = ClampToInt(v[1], 0, kMaxReplicaCount);
+  }
   m.buckets_.reserve(std::min<size_t>(v.size() / fields, kMaxBuckets));
-  for (size_t i = tagged ? 1 : 0; i + fields <= v.size() && m.buckets_.size() < kMaxBuckets;
-       i += fields) {
-    Bucket b{
-        ClampToInt(v[i], 0, kMaxReplicaCount), v[i + 1], v[i + 2], v[i + 3], v[i + 4], v[i + 5], 0,
-        tagged ? v[i + 7] : v[i + 3]};
-    if (!(b.seconds >= b.wy) || !std::isfinite(b.seconds)) b.seconds = b.wy;
-    // State from a store is input: skip anything that could not have been written by Add.
-    if (b.nodes < 1 || !(b.w > 0) || !(b.wy > 0) || !std::isfinite(b.w + b.wy)) continue;
-    if (!(b.count >= 0) || !std::isfinite(b.count)) b.count = 1;
-    const double mean = b.w / b.wy;
-    if (tagged && std::isfinite(v[i + 6]) && v[i + 6] >= 0) {
-      b.m2 = v[i + 6];
-    } else {
-      // Saved before the spread was kept (or garbled): assume the default spread, so the old
-      // readings count as evidence no stronger than that.
-      b.m2 = kDefaultRelativeSpread * kDefaultRelativeSpread * mean * mean * b.wy;
-    }
-    m.buckets_.push_back(b);
+  for (size_t i = first; i + fields <= v.size() && m.buckets_.size() < kMaxBuckets; i += fields) {
+    if (auto b = ReadBucket(&v[i], fields)) m.buckets_.push_back(*b);
   }
   m.fitted_ = false;  // fitted on first use: a tick reads some of its models only
   return m;
+}
+
+std::optional<ThroughputModel::Bucket> ThroughputModel::ReadBucket(const double* f,
+                                                                   size_t fields) {
+  Bucket b;
+  b.nodes = ClampToInt(f[0], 0, kMaxReplicaCount);
+  b.count = f[1];
+  b.w = f[2];
+  b.wy = f[3];
+  b.util_s = f[4];
+  b.util_t = f[5];
+  // State from a store is input: skip anything that could not have been written by Add.
+  if (b.nodes < 1 || !(b.w > 0) || !(b.wy > 0) || !std::isfinite(b.w + b.wy)) return std::nullopt;
+  if (!(b.count >= 0) || !std::isfinite(b.count)) b.count = 1;
+  b.seconds = fields > kOldFields ? f[7] : b.wy;
+  if (!(b.seconds >= b.wy) || !std::isfinite(b.seconds)) b.seconds = b.wy;
+  const double mean = b.w / b.wy;
+  if (fields > kOldFields && std::isfinite(f[6]) && f[6] >= 0) {
+    b.m2 = f[6];
+  } else {
+    // Saved before the spread was kept (or garbled): assume the default spread, so the old
+    // readings count as evidence no stronger than that.
+    b.m2 = kDefaultRelativeSpread * kDefaultRelativeSpread * mean * mean * b.wy;
+  }
+  if (fields == kFields) {
+    b.s_count = f[8];
+    b.s_w = f[9];
+    b.s_wy = f[10];
+    b.s_m2 = f[11];
+    // A stint that is not a part of the whole (garbled) is dropped: no drift is claimed.
+    const bool part = b.s_count >= 0 && b.s_count <= b.count && b.s_w >= 0 && b.s_w <= b.w &&
+                      b.s_wy >= 0 && b.s_wy <= b.wy && b.s_m2 >= 0 && std::isfinite(b.s_m2) &&
+                      (b.s_wy > 0) == (b.s_w > 0);
+    if (!part) b.s_count = b.s_w = b.s_wy = b.s_m2 = 0;
+  }
+  return b;
 }
 
 }  // namespace aiscale::decide

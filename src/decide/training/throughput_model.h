@@ -21,8 +21,16 @@
 // mean, the spread (shrunk toward the spread pooled over all sizes while a size has few
 // readings) and the standard error of its mean; the fit weighs a size noisier than the pool
 // less. Bounded: at most kMaxBuckets sizes. Value type; not thread-safe.
+//
+// Drift: a machine that got busier (or freer) changes every size's speed, but only the size
+// the job is at sees it. So the size the job is at keeps its current stint (readings since the
+// job last came to it) apart from its earlier ones; Drift() says when the two differ beyond
+// their noise, and a move is then judged against the earlier readings, taken in the same era as
+// the other sizes' (move_evidence.h). The earlier readings fade with the rest, so a change that
+// lasts past the size's memory (about twice kMaxReadings) is taken as the size's own.
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <vector>
@@ -92,6 +100,13 @@ class ThroughputModel {
   double ObservedSeconds(int nodes) const;
   // The readings at exactly `nodes` (count 0 when none).
   SizeEvidence Evidence(int nodes) const;
+  // At the size of the last reading: its readings before the current stint and those of the
+  // stint; nullopt at any other size, or with fewer than 2 earlier or 3 stint readings.
+  struct Drift {
+    SizeEvidence earlier, stint;
+    double z = 0;  // (stint mean - earlier mean) / standard error of the difference
+  };
+  std::optional<Drift> DriftAt(int nodes) const;
   // Relative variance of one reading pooled over every size with 2 or more readings
   // (kDefaultRelativeSpread squared when none has).
   double PooledRelativeVariance() const;
@@ -116,8 +131,15 @@ class ThroughputModel {
     double util_t = 0;   // seconds with a known gpu_util
     double m2 = 0;       // sum of seconds * (samples/s - mean)^2 (Welford, duration-weighted)
     double seconds = 0;  // all the time observed at this size (w, wy, m2 fade; this does not)
+    // The same sums over the current stint only (part of the above; fade with them).
+    double s_count = 0, s_w = 0, s_wy = 0, s_m2 = 0;
   };
+  // What readings with these sums say (the spread shrunk toward the pool's while few).
+  SizeEvidence EvidenceOf(int nodes, double count, double w, double wy, double m2) const;
   const Bucket* Find(int nodes) const;
+  // One bucket of `fields` values from a saved state; nullopt when it could not have been
+  // written by Add.
+  static std::optional<Bucket> ReadBucket(const double* f, size_t fields);
   // Weight of a bucket in the fit relative to its samples: the pooled relative variance over
   // its own (shrunk), within [1/4, 4]; 1 when no size shows any spread.
   double Reliability(const Bucket& b, double pooled) const;
@@ -135,6 +157,7 @@ class ThroughputModel {
 
   ThroughputPrior prior_;
   std::vector<Bucket> buckets_;
+  int last_nodes_ = 0;  // size of the last reading learned: its bucket's stint is current
   // Fitted y(n) = theta[0] + theta[1] * (nr/n) + theta[2] * (n/nr), nr = NormNodes().
   mutable double theta_[3] = {0, 0, 0};
   mutable bool fitted_ = true;  // theta_ matches buckets_
