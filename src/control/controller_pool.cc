@@ -87,6 +87,11 @@ PoolClaim Controller::ClaimOf(const Workload& w, const Decision& d, bool acts,
   // Observe failed: the size it last had still holds its GPUs; nothing is known to change.
   c.current = acts || d.action != Action::kFailed ? d.current : w.last_current;
   c.want = acts ? d.constrained : c.current;
+  if (w.completed) {
+    // A finished job's processes have exited (the engine said so): its GPUs are free for
+    // others, and it asks for none.
+    c.current = c.want = 0;
+  }
   // An operator's pause or pin is not undone by the pool: the workload holds its size.
   const bool movable = acts && !w.steered && (m.elastic || m.reducible);
   c.floor = movable ? std::min(m.floor, c.current) : c.current;

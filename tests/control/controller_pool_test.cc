@@ -131,6 +131,24 @@ TEST(ControllerPool, AnOwnerTakesItsGuaranteeBackShrinksFirstAndSaysSo) {
   EXPECT_EQ(ds[1].pool.reason, "borrowed");
 }
 
+TEST(ControllerPool, ACompletedJobGivesItsGpusBack) {
+  // bert (training, 3 nodes of 4 GPUs) finishes: its engine reports it completed. Its 12 GPUs
+  // are free, so chat's peak needs nothing reclaimed, and bert's Decision says completed.
+  Harness h;
+  h.Tick(15);
+  h.act.state["ns/bert"].completed = true;
+  h.act.state["ns/bert"].ready = 0;
+  h.Want(12, 3);
+  h.act.applies.clear();
+  const auto ds = h.Tick(30);
+  EXPECT_EQ(ds[1].recommendation.rule, "completed");
+  EXPECT_EQ(ds[1].pool.granted, 0) << ds[1].pool.detail;
+  EXPECT_EQ(ds[0].pool.granted, 12) << ds[0].pool.detail;
+  EXPECT_EQ(ds[0].constrained, 12);
+  ASSERT_EQ(h.act.applies.size(), 1u);  // nothing applied to the finished job
+  EXPECT_EQ(h.act.applies[0], (std::pair<std::string, int>{"ns/chat", 12}));
+}
+
 TEST(ControllerPool, MissingPoolDataHoldsEveryoneNeverShrinks) {
   Harness h;
   h.Tick(15);
