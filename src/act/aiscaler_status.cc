@@ -68,9 +68,10 @@ StatusCondition ScalingActive(const StatusInput& in) {
                 "the policy " + d.policy +
                     " could not compute a replica count: " + d.recommendation.reason);
   }
-  return Cond(
-      "ScalingActive", true, "ValidMetricFound",
-      "the policy " + d.policy + " computed a replica count (rule " + d.recommendation.rule + ")");
+  // Not the rule that fired: it moves with every sample near a threshold (within tolerance,
+  // direction flip), and each move would be a status write; the Decisions carry it.
+  return Cond("ScalingActive", true, "ValidMetricFound",
+              "the policy " + d.policy + " computed a replica count");
 }
 
 StatusCondition ScalingLimited(const StatusInput& in) {

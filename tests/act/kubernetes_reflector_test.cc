@@ -159,10 +159,11 @@ TEST_F(ReflectorTest, BookmarksMoveTheVersionOn) {
   EXPECT_EQ(changes_, 1) << "a bookmark is not a change";
 }
 
-// DISABLED: fails on the merged tree (13:17 UTC, 5 Dec): in the "410 as the answer" round the
-// view never shows ai/late and ai/drop's deletion within 20 s. Not yet diagnosed (issue 26
-// report); GoneStormBacksOffThenRecovers still covers listing again after 410s.
-TEST_F(ReflectorTest, DISABLED_RelistsOnGoneAndReportsWhatVanished) {
+// The deletion of ai/drop is compacted away: a watch that had not streamed it yet ends with
+// 410 Gone (as etcd cancels a watcher behind a compaction), or the next watch from the old
+// version is answered 410; either way the list again shows ai/drop gone. (The fake server
+// used to drop the compacted events from a live stream, so the view kept ai/drop.)
+TEST_F(ReflectorTest, RelistsOnGoneAndReportsWhatVanished) {
   for (const bool as_event : {false, true}) {
     SCOPED_TRACE(as_event ? "410 as an ERROR event" : "410 as the answer");
     server_.ClearRequests();

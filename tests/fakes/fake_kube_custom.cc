@@ -578,6 +578,22 @@ bool FakeKubeApiServer::StreamWatch(const std::string& group, const std::string&
   if (fault == 1) lines.push_back("{\"type\": \"ADDED\", \"object\": {not json");
   auto last_bookmark = SteadyClock::now();
   for (;;) {
+    if (sent + 1 < history_start_) {
+      // Compacted past events this watch had not sent yet: etcd cancels such a watcher, and
+      // the API server ends its stream with 410 Gone (a live watch never skips an event).
+      const std::string message = "too old resource version: " + std::to_string(sent) + " (" +
+                                  std::to_string(history_start_) + ")";
+      lines.push_back(
+          json{{"type", "ERROR"}, {"object", KubeStatusBody(410, "Expired", message)}}.dump());
+      lock.unlock();
+      for (const std::string& l : lines) {
+        const std::string text = l + "\n";
+        if (!sink.write(text.data(), text.size())) break;
+      }
+      sink.done();
+      lock.lock();
+      return finish(true);
+    }
     const auto first = std::upper_bound(history_.begin(), history_.end(), sent,
                                         [](long v, const HistoryEvent& e) { return v < e.rv; });
     for (auto e = first; e != history_.end(); ++e) {

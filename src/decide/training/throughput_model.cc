@@ -11,7 +11,7 @@ namespace aiscale::decide {
 namespace {
 
 constexpr int kParams = 3;
-constexpr int kOldFields = 6;  // per bucket in the layout before the spread was kept
+constexpr int kOldFields = 6;     // per bucket in the layout before the spread was kept
 constexpr int kSpreadFields = 8;  // per bucket in the layout with the spread (kSpreadTag)
 constexpr int kFields = 12;       // per bucket now: the spread and the current stint
 // First value of a state vector in a tagged layout: kSpreadTag then the buckets, or kLayoutTag,
@@ -141,8 +141,8 @@ bool ThroughputModel::Add(int nodes, double samples_per_s, double duration_s, do
   }
   if (it->count >= kMaxReadings) {
     const double keep = (kMaxReadings - 1) / it->count;
-    for (double* v : {&it->count, &it->w, &it->wy, &it->m2, &it->util_s, &it->util_t,
-                      &it->s_count, &it->s_w, &it->s_wy, &it->s_m2}) {
+    for (double* v : {&it->count, &it->w, &it->wy, &it->m2, &it->util_s, &it->util_t, &it->s_count,
+                      &it->s_w, &it->s_wy, &it->s_m2}) {
       *v *= keep;
     }
   }
@@ -411,8 +411,7 @@ ThroughputModel ThroughputModel::LoadFrom(const std::vector<double>& v, Throughp
   return m;
 }
 
-std::optional<ThroughputModel::Bucket> ThroughputModel::ReadBucket(const double* f,
-                                                                   size_t fields) {
+std::optional<ThroughputModel::Bucket> ThroughputModel::ReadBucket(const double* f, size_t fields) {
   Bucket b;
   b.nodes = ClampToInt(f[0], 0, kMaxReplicaCount);
   b.count = f[1];
