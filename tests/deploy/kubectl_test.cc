@@ -192,13 +192,17 @@ int Kubectl(const std::string& server, const std::string& args, std::string& out
   return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
 }
 
-// DISABLED after the merge of issues 26 and 27: Debian's kubectl is answered 401 by the fake API
-// server on its first discovery request (it passed on the issue-26 branch); to be diagnosed.
-TEST(DeployKubectl, DISABLED_AppliesAnAIScalerAndShowsHpaColumns) {
+TEST(DeployKubectl, AppliesAnAIScalerAndShowsHpaColumns) {
   if (std::system("command -v kubectl >/dev/null 2>&1") != 0) {
     GTEST_SKIP() << "kubectl not installed (Debian package kubernetes-client)";
   }
-  testing::FakeKubeApiServer api;
+  // Any request is let in: Debian's kubectl (1.32) sent no Authorization header to this
+  // plain-http server (kubectl -v=7: its first discovery GET went without one and was answered
+  // 401). Authentication is the actuator's tests' business; this one is about the CRD as
+  // kubectl sees it.
+  testing::FakeKubeApiServer::Options options;
+  options.token = "";
+  testing::FakeKubeApiServer api(options);
   ASSERT_TRUE(api.Start());
   std::string error;
   ASSERT_TRUE(api.AddCrd(testing::YamlToJson(YAML::LoadFile(DeployDir() + "/06-aiscaler-crd.yaml")),
