@@ -159,10 +159,11 @@ TEST_F(ReflectorTest, BookmarksMoveTheVersionOn) {
   EXPECT_EQ(changes_, 1) << "a bookmark is not a change";
 }
 
-// The deletion of ai/drop is compacted away: a watch that had not streamed it yet ends with
-// 410 Gone (as etcd cancels a watcher behind a compaction), or the next watch from the old
-// version is answered 410; either way the list again shows ai/drop gone. (The fake server
-// used to drop the compacted events from a live stream, so the view kept ai/drop.)
+// The deletion of ai/drop is compacted away before any watch streams it: the open watch ends
+// with 410 Gone (as etcd cancels a watcher behind a compaction), or, when the cut came first,
+// the next watch from the old version is answered 410; either way the list again shows
+// ai/drop gone. (The fake server used to drop compacted events from a live stream, so the
+// view kept ai/drop; deleting and compacting in two steps let the stream win the race.)
 TEST_F(ReflectorTest, RelistsOnGoneAndReportsWhatVanished) {
   for (const bool as_event : {false, true}) {
     SCOPED_TRACE(as_event ? "410 as an ERROR event" : "410 as the answer");
@@ -176,8 +177,7 @@ TEST_F(ReflectorTest, RelistsOnGoneAndReportsWhatVanished) {
     FakeKubeApiServer::WatchFaults f;
     f.gone_as_event = as_event;
     server_.SetWatchFaults(f);
-    ASSERT_EQ(server_.DeleteCustom("example.com", "widgets", "ai", "drop").first, 200);
-    server_.CompactHistory();
+    ASSERT_EQ(server_.DeleteCustomThenCompact("example.com", "widgets", "ai", "drop").first, 200);
     Create("late", 3);
     server_.CutWatches();
     ASSERT_TRUE(WaitFor([&] { return Sees("ai/late", 3) && Sees("ai/drop", -1); }));

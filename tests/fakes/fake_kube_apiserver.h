@@ -139,6 +139,12 @@ class FakeKubeApiServer {
   void SetBookmarkInterval(std::chrono::milliseconds every);
   // Forgets every event so far: a watch from an older resourceVersion gets 410 Gone.
   void CompactHistory();
+  // DeleteCustom and CompactHistory at once: no watch can stream the deletion first, so every
+  // open watch ends with 410 Gone and its client has to list again to learn of it.
+  std::pair<int, nlohmann::json> DeleteCustomThenCompact(const std::string& group,
+                                                         const std::string& plural,
+                                                         const std::string& ns,
+                                                         const std::string& name);
   // Ends every open watch at once, without the closing chunk (a connection reset).
   void CutWatches();
   int OpenWatches() const;

@@ -684,6 +684,22 @@ std::pair<int, json> FakeKubeApiServer::DeleteCustom(const std::string& group,
   return Fail(404, "NotFound", "no CRD serves " + plural + "." + group);
 }
 
+std::pair<int, json> FakeKubeApiServer::DeleteCustomThenCompact(const std::string& group,
+                                                                const std::string& plural,
+                                                                const std::string& ns,
+                                                                const std::string& name) {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const Crd& c : crds_) {
+    if (c.group != group || c.plural != plural) continue;
+    auto answer = Delete(c, ns, name);
+    history_.clear();
+    history_start_ = ++resource_version_;
+    watch_cv_.notify_all();
+    return answer;
+  }
+  return Fail(404, "NotFound", "no CRD serves " + plural + "." + group);
+}
+
 void FakeKubeApiServer::SetWatchFaults(WatchFaults faults) {
   std::lock_guard<std::mutex> lock(mu_);
   watch_faults_ = faults;
