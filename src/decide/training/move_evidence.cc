@@ -51,11 +51,7 @@ MoveEvidence JudgeMove(const ThroughputModel& model, int from, int to, bool per_
   const double nf = per_node ? from : 1, nt = per_node ? to : 1;
   m.diff = m.to.mean / nt - m.from.mean / nf;
   m.se = std::hypot(m.to.se / nt, m.from.se / nf);
-  if (m.se > 0) {
-    m.z = m.diff / m.se;
-  } else {
-    m.z = m.diff > 0 ? kHugeZ : (m.diff < 0 ? -kHugeZ : 0);
-  }
+  m.z = ZScore(m.diff, m.se);
   return m;
 }
 

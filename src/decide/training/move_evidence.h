@@ -40,7 +40,6 @@ struct MoveEvidence {
   std::string JudgedText() const;
 };
 
-inline constexpr double kHugeZ = 1e9;
 inline constexpr double kDriftZ = 3;
 
 MoveEvidence JudgeMove(const ThroughputModel& model, int from, int to, bool per_node);

@@ -31,7 +31,6 @@ constexpr double kPriorReadings = 2;  // weight of the pooled spread in a size's
 constexpr double kMaxReadings = 30;
 // Earlier readings (before the current stint) needed to tell a drift from the job's noise.
 constexpr double kMinEarlier = 1.5;
-constexpr double kNoSpreadZ = 1e9;  // z of a difference between readings without any spread
 constexpr double kMinReliability = 0.25, kMaxReliability = 4;
 constexpr int kPositiveUpTo = 1024;  // the fit must predict positive time up to this size
 constexpr double kMaxSerialShare = 0.98;
@@ -210,9 +209,7 @@ std::optional<ThroughputModel::Drift> ThroughputModel::DriftAt(int nodes) const 
   Drift d;
   d.earlier = EvidenceOf(nodes, count, w, wy, std::max(0.0, b->m2 - b->s_m2 - between));
   d.stint = EvidenceOf(nodes, b->s_count, b->s_w, b->s_wy, b->s_m2);
-  const double diff = d.stint.mean - d.earlier.mean;
-  const double se = std::hypot(d.earlier.se, d.stint.se);
-  d.z = se > 0 ? diff / se : (diff > 0 ? kNoSpreadZ : (diff < 0 ? -kNoSpreadZ : 0));
+  d.z = ZScore(d.stint.mean - d.earlier.mean, std::hypot(d.earlier.se, d.stint.se));
   return d;
 }
 

@@ -66,6 +66,14 @@ struct SizeEvidence {
   double se = 0;     // standard error of `mean`: sd / sqrt(count)
 };
 
+// z of a measured difference `diff` with standard error `se`; +-kHugeZ when se is 0 (readings
+// without any spread: any difference is beyond their noise).
+inline constexpr double kHugeZ = 1e9;
+inline double ZScore(double diff, double se) {
+  if (se > 0) return diff / se;
+  return diff > 0 ? kHugeZ : (diff < 0 ? -kHugeZ : 0);
+}
+
 struct ThroughputParams {
   // Physical reading of the fit, seconds per sample: y(n) = t_compute/n + s(n-1)/n + l(n-1).
   double t_compute = 0;
