@@ -25,7 +25,7 @@ std::string Emit(const YAML::Node& n) {
 RestartParts RestartPartsOf(const config::ConfigNode& root) {
   RestartParts out;
   const YAML::Node spec = root.raw()["spec"];
-  if (!spec.IsMap()) return out;
+  if (!spec || !spec.IsMap()) return out;
   std::string workload_names;
   for (const auto& kv : spec) {
     const std::string key = kv.first.as<std::string>("");
@@ -36,8 +36,10 @@ RestartParts RestartPartsOf(const config::ConfigNode& root) {
     }
     out["spec." + key] = Emit(value);
   }
+  // Indexing a const node for a key it lacks gives an invalid node, whose type cannot be
+  // asked: check that it is there first (a config of AIScalers only has no `workloads:`).
   const YAML::Node workloads = spec["workloads"];
-  if (!workloads.IsSequence()) return out;
+  if (!workloads || !workloads.IsSequence()) return out;
   for (const YAML::Node& w : workloads) {
     if (!w.IsMap()) continue;
     const std::string name = w["namespace"] ? w["namespace"].as<std::string>("") + "/" : "";

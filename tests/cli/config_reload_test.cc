@@ -77,6 +77,28 @@ TEST(RestartDifference, ReloadableEditsPassOthersAreNamed) {
   }
 }
 
+// A config whose workloads all come from AIScaler objects has no `workloads:`; `aiscale run`
+// read it at start and aborted (yaml-cpp's InvalidNode) before this was fixed.
+TEST(RestartPartsOf, ConfigWithoutWorkloadsOrWithOddOnes) {
+  const std::string base = kBase;
+  const std::string no_workloads =
+      base.substr(0, base.find("  workloads:")) + "  aiscalers: {namespaces: [ai]}\n";
+  const std::vector<std::pair<const char*, std::string>> cases = {
+      {"no workloads key", no_workloads},
+      {"workloads a map", no_workloads + "  workloads: {a: 1}\n"},
+      {"a workload not a map", no_workloads + "  workloads: [3, {name: [x]}]\n"},
+  };
+  for (const auto& [name, text] : cases) {
+    SCOPED_TRACE(name);
+    config::ConfigErrors errs;
+    const config::ConfigNode root = Parse(text, errs);
+    RestartParts parts;
+    ASSERT_NO_THROW(parts = RestartPartsOf(root));
+    EXPECT_EQ(parts.count("spec.aiscalers"), 1u);
+    EXPECT_EQ(RestartDifference(parts, RestartPartsOf(Parse(text, errs))), "");
+  }
+}
+
 TEST(ApiToken, FileRulesNeverShowTheToken) {
   const auto dir =
       std::filesystem::temp_directory_path() / ("aiscale-token-" + std::to_string(getpid()));
