@@ -5,6 +5,9 @@
 namespace aiscale::server {
 namespace {
 
+// How decide::PausedConstraints names an annotation's hold in constrain_reason.
+constexpr const char* kByAnnotation = "by annotation aiscale.dev/";
+
 Condition AbleToScale(const WorkloadView& w) {
   const Decision& d = *w.last;
   if (d.recommendation.rule == "observe_failed") {
@@ -45,6 +48,8 @@ Condition ScalingLimited(const WorkloadView& w) {
   if (has("(the pipeline asked for")) {
     reason = w.steering.mode == SteerMode::kPinned ? "Pinned" : "Paused";
   }
+  // An AIScaler's pause annotations (decide/pause.h) say "(would be N)" when they held.
+  if (has(kByAnnotation) && has("(would be")) reason = has("pinned at") ? "Pinned" : "Paused";
   if (reason.empty()) {
     return {"ScalingLimited", false, "DesiredWithinRange",
             why.empty() ? "the desired size is within range" : why};
@@ -77,6 +82,12 @@ std::vector<Condition> ConditionsOf(const WorkloadView& w) {
     out.push_back({"Paused", true,
                    w.steering.mode == SteerMode::kPinned ? "PinnedByOperator" : "PausedByOperator",
                    w.steering.Describe()});
+  } else if (const std::string& why = w.last->constrain_reason;
+             why.find(kByAnnotation) != std::string::npos) {
+    // The hold is one clause of the reason ("...; paused by annotation aiscale.dev/paused").
+    const size_t from = why.rfind("; ", why.find(kByAnnotation));
+    out.push_back({"Paused", true, "PausedByAnnotation",
+                   from == std::string::npos ? why : why.substr(from + 2)});
   }
   return out;
 }

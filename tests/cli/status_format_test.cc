@@ -78,6 +78,45 @@ TEST(StatusTable, OneRowPerWorkloadWithTheApiValues) {
   EXPECT_NE(paused[11].find("Paused(PausedByOperator)"), std::string::npos) << paused[11];
 }
 
+// An AIScaler's pause annotation (decide::PausedConstraints' reason) shows as the operator's
+// pause does: Paused=True, and ScalingLimited only while it held the size.
+TEST(StatusTable, AnnotationHoldsShowAsPaused) {
+  struct Case {
+    const char* reason;
+    const char* want_paused;   // "" : no Paused condition
+    const char* want_limited;  // "" : not limited
+  };
+  const std::vector<Case> cases = {
+      {"paused by annotation aiscale.dev/paused (would be 5)", "Paused(PausedByAnnotation)",
+       "ScalingLimited(Paused)"},
+      {"max_replicas 8; pinned at 3 replicas by annotation aiscale.dev/paused-replicas (would be "
+       "8)",
+       "Paused(PausedByAnnotation)", "ScalingLimited(Pinned)"},
+      {"paused by annotation aiscale.dev/paused", "Paused(PausedByAnnotation)", ""},
+      {"max_replicas 8", "", "ScalingLimited(TooManyReplicas)"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.reason);
+    WorkloadView w = ApiWorkload("serving", "llm", 4);
+    w.last->constrain_reason = c.reason;
+    const std::string conditions = Columns(StatusTable(List({w}), 0), "serving/llm").at(11);
+    EXPECT_EQ(conditions.find("Paused(") != std::string::npos, *c.want_paused != 0) << conditions;
+    if (*c.want_paused) {
+      EXPECT_NE(conditions.find(c.want_paused), std::string::npos);
+    }
+    EXPECT_EQ(conditions.find("ScalingLimited") != std::string::npos, *c.want_limited != 0)
+        << conditions;
+    if (*c.want_limited) {
+      EXPECT_NE(conditions.find(c.want_limited), std::string::npos);
+    }
+  }
+  WorkloadView w = ApiWorkload("serving", "llm", 4);
+  w.last->constrain_reason = "max_replicas 8; paused by annotation aiscale.dev/paused (would be 9)";
+  const std::string text = DescribeText(server::WorkloadDetailJson(w), nlohmann::json::array(), 0);
+  EXPECT_NE(text.find("paused by annotation aiscale.dev/paused (would be 9)"), std::string::npos)
+      << text;
+}
+
 TEST(StatusTable, MissingFieldsPrintADash) {
   const std::string text = StatusTable({{"workloads", {{{"key", "x"}}}}}, 0);
   const auto row = Columns(text, "x");
