@@ -129,10 +129,18 @@ Result<PoolCapacity> KubePoolCapacity(const json& nodes, const json& pods, const
 
 KubernetesPoolSource::KubernetesPoolSource(std::unique_ptr<KubeClient> client,
                                            std::vector<EngineObject> managed)
+    : KubernetesPoolSource(std::move(client),
+                           std::make_shared<ManagedObjects>(std::move(managed), false)) {}
+
+KubernetesPoolSource::KubernetesPoolSource(std::unique_ptr<KubeClient> client,
+                                           std::shared_ptr<const ManagedObjects> managed)
     : client_(std::move(client)), managed_(std::move(managed)) {}
 
 Result<PoolCapacity> KubernetesPoolSource::Observe() {
   const std::string ctx = "unable to read the pool's size from Kubernetes";
+  // Taken first: a change to the set while the lists are read makes this reading the older one.
+  Result<ManagedObjects::View> managed = managed_->Read();
+  if (!managed.ok()) return managed.status().Wrap(ctx);
   Result<json> nodes = client_->Call("GET", "/api/v1/nodes");
   if (!nodes.ok()) return nodes.status().Wrap(ctx);
   // Terminated pods hold no GPUs; the field selector keeps the list small.
@@ -141,7 +149,9 @@ Result<PoolCapacity> KubernetesPoolSource::Observe() {
   if (!pods.ok()) return pods.status().Wrap(ctx);
   Result<json> quotas = client_->Call("GET", "/api/v1/resourcequotas");
   if (!quotas.ok()) return quotas.status().Wrap(ctx);
-  return KubePoolCapacity(*nodes, *pods, *quotas, managed_);
+  Result<PoolCapacity> c = KubePoolCapacity(*nodes, *pods, *quotas, managed->objects);
+  if (c.ok()) c->basis = managed->version;
+  return c;
 }
 
 }  // namespace aiscale::act

@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "act/kubernetes_client.h"
+#include "act/managed_objects.h"
 #include "core/pool.h"
 #include "core/spec.h"
 
@@ -30,13 +31,17 @@ Result<PoolCapacity> KubePoolCapacity(const nlohmann::json& nodes, const nlohman
 class KubernetesPoolSource final : public PoolSource {
  public:
   KubernetesPoolSource(std::unique_ptr<KubeClient> client, std::vector<EngineObject> managed);
+  // Objects that change (AIScalers): each reading says which version of them it counted.
+  KubernetesPoolSource(std::unique_ptr<KubeClient> client,
+                       std::shared_ptr<const ManagedObjects> managed);
 
   std::string_view Name() const override { return "kubernetes"; }
   Result<PoolCapacity> Observe() override;
+  uint64_t Basis() const override { return managed_->version(); }
 
  private:
   std::unique_ptr<KubeClient> client_;
-  std::vector<EngineObject> managed_;
+  std::shared_ptr<const ManagedObjects> managed_;
 };
 
 }  // namespace aiscale::act

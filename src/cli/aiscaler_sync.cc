@@ -52,6 +52,14 @@ size_t AiScalerSync::acting() const {
   return n;
 }
 
+std::vector<EngineObject> AiScalerSync::Targets() const {
+  std::vector<EngineObject> out;
+  for (const auto& [key, o] : objects_) {
+    if (o.state == State::kActive && o.target) out.push_back(*o.target);
+  }
+  return out;
+}
+
 size_t AiScalerSync::Apply(std::vector<act::ObjectChange> changes,
                            control::Controller& controller) {
   size_t changed = 0;
@@ -149,6 +157,9 @@ std::optional<std::string> AiScalerSync::Bind(Object& o, const WorkloadSpec& spe
       o.state == State::kActive ? c.Replace(std::move(b).value()) : c.Add(std::move(b).value());
   if (!st.ok()) return st.message();
   o.actuator = std::move(a).value();  // the old one (if any) is no longer referenced
+  o.target = spec.target ? spec.target->object : std::nullopt;
+  if (o.target && o.target->namespace_.empty()) o.target->namespace_ = o.meta.namespace_;
+  if (o.target && o.target->name.empty()) o.target->name = o.meta.name;
   return std::nullopt;
 }
 
@@ -157,6 +168,7 @@ void AiScalerSync::NotActing(Object& o, State state, std::string problem, contro
     const Status st = c.Remove(o.meta.key);
     if (!st.ok()) Log("AIScaler " + o.meta.key + ": " + st.message());
     o.actuator.reset();
+    o.target.reset();
   }
   const bool news = o.state != state || o.problem != problem;
   o.state = state;

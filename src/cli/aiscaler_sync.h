@@ -62,13 +62,16 @@ class AiScalerSync {
     State state = State::kInvalid;
     std::string problem;  // why it is not acted on
     std::unique_ptr<Actuator> actuator;
-    act::AiScalerStatus written;  // the last status queued (or read from the object)
+    std::optional<EngineObject> target;  // what it scales, while acting
+    act::AiScalerStatus written;         // the last status queued (or read from the object)
     bool has_written = false;
     TimePoint metrics_written{};
     std::string last_scale_time;
   };
   const Object* Find(const std::string& key) const;
   size_t acting() const;
+  // What the acting objects scale (namespace filled): their pods are aiscale's, not others'.
+  std::vector<EngineObject> Targets() const;
   size_t objects() const { return objects_.size(); }
   // Statuses queued for writing so far (each a change worth writing).
   size_t statuses_queued() const { return statuses_queued_; }

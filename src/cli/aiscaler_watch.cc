@@ -78,17 +78,29 @@ bool AiScalerWatch::AwaitSynced(Duration limit) {
   Clock& clock = *env_.build.clock;
   const TimePoint until = clock.Now() + limit;
   for (;;) {
-    bool all = true;
-    for (const auto& r : reflectors_) all = all && r->synced();
-    if (all) return true;
+    if (Synced()) return true;
     if (clock.Now() >= until) return false;
     clock.SleepUntil(std::min(until, clock.Now() + Seconds(0.02)));
   }
 }
 
+bool AiScalerWatch::Synced() const {
+  for (const auto& r : reflectors_) {
+    if (!r->synced()) return false;
+  }
+  return true;
+}
+
 size_t AiScalerWatch::Apply(control::Controller& controller) {
+  // Asked first, so that what the lists delivered is among the changes taken below.
+  const bool synced = Synced();
   size_t changed = 0;
   for (auto& r : reflectors_) changed += sync_->Apply(r->TakeChanges(), controller);
+  // Not before every watch has listed: a partial set would count the rest's pods as others'.
+  if (env_.on_targets && synced && (changed > 0 || !targets_told_)) {
+    env_.on_targets(sync_->Targets());
+    targets_told_ = true;
+  }
   return changed;
 }
 

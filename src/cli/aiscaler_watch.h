@@ -37,6 +37,9 @@ struct AiScalerWatchEnv {
   Telemetry* telemetry = nullptr;
   act::ReflectorOptions reflector;  // tests shorten its timings
   act::KubeAuthEnv auth_env = act::KubeAuthEnv::Process();
+  // Told the whole set of objects the AIScalers scale, once every watch has listed and then after
+  // each change (the pool from Kubernetes counts their pods as aiscale's); may be empty.
+  std::function<void(std::vector<EngineObject>)> on_targets;
 };
 
 class AiScalerWatch {
@@ -49,6 +52,7 @@ class AiScalerWatch {
   // Waits up to `limit` until every watch has listed once (the first tick then sees every
   // object); false when one has not.
   bool AwaitSynced(Duration limit);
+  bool Synced() const;
   // The tick thread: applies what the watches saw since the last call.
   size_t Apply(control::Controller& controller);
   void AfterTick(const std::vector<Decision>& decisions) { sync_->AfterTick(decisions); }
@@ -64,6 +68,7 @@ class AiScalerWatch {
   std::unique_ptr<act::StatusWriter> writer_;
   std::unique_ptr<AiScalerSync> sync_;
   std::vector<std::thread> threads_;
+  bool targets_told_ = false;
 };
 
 }  // namespace aiscale::cli

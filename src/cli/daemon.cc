@@ -196,12 +196,6 @@ Status Daemon::MakePoolSource() {
 // The pool from the API server: nodes, pods and quotas, with every workload's object on the
 // kubernetes engine as aiscale's (its pods' GPUs are the pool's, not others').
 Status Daemon::MakeKubernetesPoolSource() {
-  if (cfg_.aiscalers.enabled) {
-    // Their objects arrive after start; until the source learns them, their pods would count
-    // as others' and the pool would be short by what they hold.
-    return Status::Invalid(
-        "pool from: kubernetes does not yet take AIScaler workloads (aiscalers:); give pool.size");
-  }
   Result<act::KubeEndpoint> ep =
       act::ResolveKubeEndpoint(cfg_.pool_kube_auth, act::KubeAuthEnv::Process());
   if (!ep.ok()) return ep.status().Wrap("unable to read the pool's size from Kubernetes");
@@ -217,8 +211,11 @@ Status Daemon::MakeKubernetesPoolSource() {
     if (o.name.empty()) o.name = w.ref.name;
     managed.push_back(std::move(o));
   }
+  // The AIScalers' targets join as their watch lists them (MakeAiScalers' on_targets); until
+  // then the pool's size is unknown and every workload holds.
+  managed_ = std::make_shared<act::ManagedObjects>(std::move(managed), cfg_.aiscalers.enabled);
   pool_source_ = std::make_unique<act::KubernetesPoolSource>(
-      std::make_unique<act::KubeClient>(*ep, http_, clock_, opts), std::move(managed));
+      std::make_unique<act::KubeClient>(*ep, http_, clock_, opts), managed_);
   return Status::Ok();
 }
 
@@ -440,6 +437,9 @@ Status Daemon::MakeAiScalers() {
     log_.flush();
   };
   env.telemetry = &telemetry_;
+  env.on_targets = [this](std::vector<EngineObject> targets) {
+    if (managed_) managed_->SetWatched(std::move(targets));
+  };
   auto w = AiScalerWatch::Make(std::move(env));
   if (!w.ok()) return w.status().Wrap("unable to watch AIScalers");
   aiscalers_ = std::move(w).value();

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "act/kubernetes_lease.h"
+#include "act/managed_objects.h"
 #include "cli/aiscaler_watch.h"
 #include "cli/config_reload.h"
 #include "cli/controller_config.h"
@@ -121,7 +122,9 @@ class Daemon {
   std::unique_ptr<WorkloadRegistries> registries_;
   std::unique_ptr<AiScalerWatch> aiscalers_;
   std::unique_ptr<PoolSource> pool_source_;  // null: no pool
-  std::shared_ptr<GpuSlots> gpu_slots_;      // null: no local workload in a pool of a size
+  // On Kubernetes, the objects whose pods are aiscale's (the AIScalers' join as they are listed).
+  std::shared_ptr<act::ManagedObjects> managed_;
+  std::shared_ptr<GpuSlots> gpu_slots_;  // null: no local workload in a pool of a size
   // The most GPU slots a local pool may have: one machine's GPUs, with room to spare.
   static constexpr int64_t kMaxLocalGpuSlots = 1024;
   decide::Allocator allocator_;

@@ -15,7 +15,9 @@ PoolWatch::PoolWatch(PoolSource& source, Executor& executor, Duration interval, 
 void PoolWatch::RunDue(TimePoint now) {
   {
     std::lock_guard<std::mutex> lock(state_->mu);
-    if (state_->in_flight || now < state_->next_due) return;
+    // The workloads aiscale manages changed since the last reading: read again now, not when due.
+    const bool moved = state_->last && state_->last->basis != source_.Basis();
+    if (state_->in_flight || (now < state_->next_due && !moved)) return;
     state_->in_flight = true;
     state_->next_due = now + interval_;
   }
@@ -62,6 +64,11 @@ PoolReading PoolWatch::Read(TimePoint now) const {
   if (state_->last_at < now - staleness_) {
     r.note = "pool size last reported " + std::to_string(ToSeconds(now - state_->last_at)) +
              " s ago (stale)";
+    return r;
+  }
+  if (state_->last->basis != source_.Basis()) {
+    // Counted with an older set of managed workloads: a newcomer's GPUs would count as others'.
+    r.note = "pool size being read again: the workloads aiscale manages changed";
     return r;
   }
   r.capacity = state_->last;

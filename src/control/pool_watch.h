@@ -4,7 +4,9 @@
 // Promises: Read says "unknown" (with why) when the source failed, never answered, or its last
 // answer is older than `staleness`: missing data, on which the Controller holds everyone. A drop
 // in the reported size takes effect only once every report for `shrink_grace` has been that low
-// (a node flapping NotReady is not a reason to shrink a job); a rise takes effect at once.
+// (a node flapping NotReady is not a reason to shrink a job); a rise takes effect at once. A
+// reading counted with an older set of managed workloads (PoolSource::Basis) is unknown too, and
+// the next RunDue reads again at once.
 // Thread-safe: RunDue and Read may be called from different threads. The source must outlive
 // every task started on the executor.
 #pragma once

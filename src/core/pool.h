@@ -87,6 +87,8 @@ struct PoolCapacity {
   // Where the number came from, for the Decision ("32 GPUs on 4 Ready nodes, 4 held by pods
   // aiscale does not manage").
   std::string detail;
+  // The PoolSource::Basis this was counted with; PoolWatch does not use a reading of an older one.
+  uint64_t basis = 0;
 };
 
 class PoolSource {
@@ -94,6 +96,10 @@ class PoolSource {
   virtual ~PoolSource() = default;
   virtual std::string_view Name() const = 0;
   virtual Result<PoolCapacity> Observe() = 0;
+  // The version of the workloads aiscale manages, as the source would count them now. A source
+  // whose answer depends on them (on Kubernetes, whose pods are others') changes it as they come
+  // and go and stamps each PoolCapacity with the one it used. 0: never changes.
+  virtual uint64_t Basis() const { return 0; }
 };
 
 // A pool of a configured size (`pool: {size: 16}`, and the local engine's slot count).

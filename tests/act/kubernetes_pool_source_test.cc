@@ -209,6 +209,35 @@ TEST_F(KubernetesPoolSourceTest, ReadsNodesPodsAndQuotasOverTheWire) {
       << got->detail;
 }
 
+// AIScalers' targets: until their watch has listed, the size is unknown (their pods would count
+// as others'); once listed, their pods are aiscale's, and each reading names the set it used.
+TEST_F(KubernetesPoolSourceTest, AiScalerTargetsCountAsAiscalesOnceListed) {
+  server_.AddNode("gpu-a", 8);
+  server_.AddPod("ai", "kv-0", "gpu-a", 3);
+  server_.SetPodOwner("ai", "kv-0", "StatefulSet", "kv");
+  act::KubeEndpoint ep;
+  ep.server = server_.Url();
+  ep.token = "fake-token";
+  auto managed = std::make_shared<ManagedObjects>(std::vector<EngineObject>{}, true);
+  KubernetesPoolSource source(std::make_unique<KubeClient>(ep, http_, clock_, KubeClientOptions{}),
+                              managed);
+  Result<PoolCapacity> got = source.Observe();
+  ASSERT_FALSE(got.ok());
+  EXPECT_NE(got.status().message().find("not listed yet"), std::string::npos)
+      << got.status().message();
+  managed->SetWatched({});
+  got = source.Observe();
+  ASSERT_TRUE(got.ok()) << got.status().message();
+  EXPECT_EQ(got->gpus, 5);  // kv's 3 are others' while no AIScaler scales it
+  EXPECT_EQ(got->basis, source.Basis());
+  managed->SetWatched({{"ai", "StatefulSet", "kv"}});
+  EXPECT_NE(got->basis, source.Basis());  // that reading is of the older set
+  got = source.Observe();
+  ASSERT_TRUE(got.ok()) << got.status().message();
+  EXPECT_EQ(got->gpus, 8);
+  EXPECT_EQ(got->basis, source.Basis());
+}
+
 TEST_F(KubernetesPoolSourceTest, AnApiServerThatFailsIsAnErrorNotAnEmptyPool) {
   server_.AddNode("gpu-a", 8);
   for (const char* path : {"/api/v1/nodes", "/api/v1/pods", "/api/v1/resourcequotas"}) {

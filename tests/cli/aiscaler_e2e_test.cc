@@ -226,5 +226,27 @@ TEST_F(AiScalerE2eTest, ObjectsDriveTheDaemonAndReportOnThemselves) {
       std::chrono::duration<double>(Clock::now() - back).count());
 }
 
+// A pool read from Kubernetes (`pool: {from: kubernetes}`) with AIScaler workloads: the pods of
+// what an AIScaler scales are aiscale's, not others', once the watch has listed it. Counted as
+// others', llm's 2 pods would leave a pool of 2 on the 4-GPU node and the static 4 would be cut
+// to 2; before this was supported the daemon refused the config.
+TEST_F(AiScalerE2eTest, APoolFromKubernetesCountsTheAiScalersPodsAsAiscales) {
+  api_.AddNode("gpu-a", 4);
+  for (const char* pod : {"llm-6d4cf56db6-a", "llm-6d4cf56db6-b"}) {
+    api_.AddPod("ai", pod, "gpu-a", 1);
+    api_.SetPodOwner("ai", pod, "ReplicaSet", "llm-6d4cf56db6");
+  }
+  std::ofstream(dir_ / "aiscale.yaml")
+      << "apiVersion: aiscale.dev/v1alpha1\nkind: ControllerConfig\nspec:\n"
+         "  period: 0.5s\n  server: {enabled: false}\n"
+         "  aiscalers: {namespaces: [ai], auth: {kubeconfig: kubeconfig}}\n"
+         "  pool:\n    from: kubernetes\n    kubernetes: {auth: {kubeconfig: kubeconfig}}\n"
+         "    tenants: [{name: ai, guaranteed: 4}]\n";
+  ASSERT_EQ(api_.CreateCustom(Static("llm", 4)).first, 201);
+  Start();
+  ASSERT_TRUE(WaitFor([&] { return Replicas("llm") == 4; })) << "llm at " << Replicas("llm");
+  EXPECT_EQ(Log().find("does not yet take AIScaler"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace aiscale::cli

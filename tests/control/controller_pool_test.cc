@@ -27,10 +27,15 @@ class TestPoolSource final : public PoolSource {
     PoolCapacity c;
     c.gpus = gpus;
     c.detail = std::to_string(gpus) + " GPUs (test)";
+    c.basis = basis;
+    ++observed;
     return c;
   }
+  uint64_t Basis() const override { return basis; }
   int64_t gpus = 16;
   bool fail = false;
+  uint64_t basis = 0;  // the version of the managed workloads, as KubernetesPoolSource's
+  int observed = 0;
 };
 
 // Wants whatever its own signal says (one signal per workload, so the test sets each).
@@ -159,6 +164,32 @@ TEST(ControllerPool, MissingPoolDataHoldsEveryoneNeverShrinks) {
   EXPECT_EQ(ds[0].pool.reason, "pool_unknown");
   EXPECT_NE(ds[0].pool.detail.find("connection refused"), std::string::npos) << ds[0].pool.detail;
   EXPECT_EQ(ds[1].constrained, 3);
+}
+
+// On Kubernetes an AIScaler that joins changes which pods are others' (PoolSource::Basis): a
+// size counted before is unknown (everyone holds), and it is read again at once, not when due.
+TEST(ControllerPool, ASizeCountedWithAnOlderSetOfWorkloadsIsReadAgainBeforeUse) {
+  Harness h;
+  h.Tick(15);
+  h.q.RunUntil(AtSeconds(30));
+  h.Want(8, 3);
+  h.ctl->Collect();
+  const int observed = h.pool.observed;
+  h.pool.basis = 1;  // the set changed after the size was read
+  auto ds = h.ctl->Tick();
+  EXPECT_EQ(ds[0].pool.reason, "pool_unknown");
+  EXPECT_NE(ds[0].pool.detail.find("the workloads aiscale manages changed"), std::string::npos)
+      << ds[0].pool.detail;
+  EXPECT_EQ(ds[0].constrained, 4);
+  EXPECT_EQ(ds[1].constrained, 3);
+  h.q.RunUntil(AtSeconds(31));
+  h.ctl->Collect();  // the next read is due at 45 s; this one is for the new set
+  EXPECT_EQ(h.pool.observed, observed + 1);
+  ds = h.ctl->Tick();
+  EXPECT_NE(ds[0].pool.reason, "pool_unknown") << ds[0].pool.detail;
+  h.q.RunUntil(AtSeconds(32));
+  h.ctl->Collect();  // read for this set already: not again before due
+  EXPECT_EQ(h.pool.observed, observed + 1);
 }
 
 TEST(ControllerPool, ADropInThePoolCountsOnlyOnceItLasts) {
