@@ -14,8 +14,13 @@
 // each timed from the write to the Deployment's /scale holding the new size. Counters:
 // p50_s, p90_s, p50_periods (the median in control periods; the target is <= 1).
 //
+// BM_AiScalerWatchRecovery: the same daemon while the fake API server restarts 10 times (down
+// 2 s), the AIScaler changed during each outage. Counters: watch_p50_s (the server's return to a
+// watch open again), applied_p50_s/max_s (its return to the change applied; target <= 5 s), missed.
+//
 //   ./build/aiscaler_bench --benchmark_filter=Tick --benchmark_repetitions=3
 //   ./build/aiscaler_bench --benchmark_filter=ChangeLatency
+//   ./build/aiscaler_bench --benchmark_filter=WatchRecovery
 #include <benchmark/benchmark.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -367,26 +372,79 @@ json StaticSpec(const std::string& name, int replicas) {
           {"policy", {{"name", "static"}, {"replicas", replicas}}}};
 }
 
+// `aiscale run` with `aiscalers:` in namespace "ai" watching `api`, period `period_s`; stopped
+// (SIGTERM) and its files removed when this goes.
+class Daemon {
+ public:
+  Daemon(testing::FakeKubeApiServer& api, double period_s)
+      : dir_(fs::temp_directory_path() / ("aiscale_bench_" + std::to_string(getpid()))) {
+    fs::create_directories(dir_);
+    std::ofstream(dir_ / "kubeconfig")
+        << "apiVersion: v1\nkind: Config\ncurrent-context: t\nclusters: [{name: c, cluster: "
+           "{server: '"
+        << api.Url()
+        << "'}}]\ncontexts: [{name: t, context: {cluster: c, user: u}}]\n"
+           "users: [{name: u, user: {token: fake-token}}]\n";
+    std::ofstream(dir_ / "config.yaml")
+        << "apiVersion: aiscale.dev/v1alpha1\nkind: ControllerConfig\nspec:\n  period: " << period_s
+        << "s\n  server: {enabled: false}\n  aiscalers:\n    namespaces: [ai]\n"
+        << "    auth: {kubeconfig: " << (dir_ / "kubeconfig").string() << "}\n";
+    pid_ = Spawn((dir_ / "config.yaml").string(), (dir_ / "aiscale.log").string());
+  }
+  ~Daemon() {
+    ::kill(pid_, SIGTERM);
+    ::waitpid(pid_, nullptr, 0);
+    fs::remove_all(dir_);
+  }
+  Daemon(const Daemon&) = delete;
+  Daemon& operator=(const Daemon&) = delete;
+
+ private:
+  fs::path dir_;
+  pid_t pid_;
+};
+
+using BenchClock = std::chrono::steady_clock;
+
+double Since(BenchClock::time_point t0) {
+  return std::chrono::duration<double>(BenchClock::now() - t0).count();
+}
+
+// Polls every 2 ms until `done` or `limit`; the seconds it took.
+template <typename F>
+double WaitSeconds(F done, std::chrono::seconds limit = std::chrono::seconds(30)) {
+  const auto t0 = BenchClock::now();
+  while (!done() && BenchClock::now() - t0 < limit) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  return Since(t0);
+}
+
+void SetStaticReplicas(testing::FakeKubeApiServer& api, int want) {
+  json o = api.Object("aiscale.dev", "aiscalers", "ai", "llm");
+  o["spec"]["policy"]["replicas"] = want;
+  api.UpdateCustom(o);
+}
+
+void Quantiles(benchmark::State& state, std::vector<double> v, const std::string& prefix) {
+  std::sort(v.begin(), v.end());
+  state.counters[prefix + "p50_s"] = v[v.size() / 2];
+  state.counters[prefix + "p90_s"] = v[v.size() * 9 / 10];
+  state.counters[prefix + "max_s"] = v.back();
+}
+
+bool StartWithOneAiScaler(testing::FakeKubeApiServer& api) {
+  if (!api.Start() || !LoadCrd(api)) return false;
+  api.AddDeployment("ai", "llm", 2, 2);
+  api.CreateCustom(AiScaler("ai", "llm", StaticSpec("llm", 2)));
+  return true;
+}
+
 void BM_AiScalerChangeLatency(benchmark::State& state) {
   constexpr double kPeriod = 2;
   testing::FakeKubeApiServer api;
-  if (!api.Start() || !LoadCrd(api)) return state.SkipWithError("fake API server or CRD");
-  api.AddDeployment("ai", "llm", 2, 2);
-  api.CreateCustom(AiScaler("ai", "llm", StaticSpec("llm", 2)));
-  const fs::path dir = fs::temp_directory_path() / ("aiscale_latency_" + std::to_string(getpid()));
-  fs::create_directories(dir);
-  std::ofstream(dir / "kubeconfig")
-      << "apiVersion: v1\nkind: Config\ncurrent-context: t\nclusters: [{name: c, cluster: "
-         "{server: '"
-      << api.Url()
-      << "'}}]\ncontexts: [{name: t, context: {cluster: c, user: u}}]\n"
-         "users: [{name: u, user: {token: fake-token}}]\n";
-  std::ofstream(dir / "config.yaml")
-      << "apiVersion: aiscale.dev/v1alpha1\nkind: ControllerConfig\nspec:\n  period: " << kPeriod
-      << "s\n  server: {enabled: false}\n  aiscalers:\n    namespaces: [ai]\n"
-         "    auth: {kubeconfig: "
-      << (dir / "kubeconfig").string() << "}\n";
-  const pid_t pid = Spawn((dir / "config.yaml").string(), (dir / "aiscale.log").string());
+  if (!StartWithOneAiScaler(api)) return state.SkipWithError("fake API server or CRD");
+  Daemon daemon(api, kPeriod);
   const auto replicas = [&] {
     return api.Object("apps", "deployments", "ai", "llm")["spec"].value("replicas", -1);
   };
@@ -394,34 +452,64 @@ void BM_AiScalerChangeLatency(benchmark::State& state) {
   for (auto _ : state) {
     for (int k = 0; k < 50; ++k) {
       const int want = 3 + k % 2;
-      json o = api.Object("aiscale.dev", "aiscalers", "ai", "llm");
-      o["spec"]["policy"]["replicas"] = want;
-      const auto t0 = std::chrono::steady_clock::now();
-      api.UpdateCustom(o);
-      while (replicas() != want &&
-             std::chrono::steady_clock::now() - t0 < std::chrono::seconds(30)) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(2));
-      }
-      latency.push_back(
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+      SetStaticReplicas(api, want);
+      latency.push_back(WaitSeconds([&] { return replicas() == want; }));
       // A random phase for the next write against the tick.
-      std::this_thread::sleep_for(std::chrono::milliseconds(100 + 37 * (k % 13)));
+      std::this_thread::sleep_for(std::chrono::milliseconds(100 + (k * 773) % 1900));
     }
   }
-  ::kill(pid, SIGTERM);
-  ::waitpid(pid, nullptr, 0);
-  fs::remove_all(dir);
-  std::sort(latency.begin(), latency.end());
   state.counters["changes"] = static_cast<double>(latency.size());
-  state.counters["p50_s"] = latency[latency.size() / 2];
-  state.counters["p90_s"] = latency[latency.size() * 9 / 10];
-  state.counters["max_s"] = latency.back();
+  std::sort(latency.begin(), latency.end());
   state.counters["p50_periods"] = latency[latency.size() / 2] / kPeriod;
+  Quantiles(state, latency, "");
+}
+
+// 10 API server restarts (down 2 s each) under a running `aiscale run` (period 2 s); during each
+// outage the AIScaler is changed. Counters: watch_* from the server's return to a watch open
+// again, applied_* from its return to the Deployment holding the change made while it was down
+// (the target: within 5 s, nothing missed; missed counts the changes never applied in 30 s).
+void BM_AiScalerWatchRecovery(benchmark::State& state) {
+  constexpr double kPeriod = 2;
+  testing::FakeKubeApiServer api;
+  if (!StartWithOneAiScaler(api)) return state.SkipWithError("fake API server or CRD");
+  Daemon daemon(api, kPeriod);
+  const auto replicas = [&] {
+    return api.Object("apps", "deployments", "ai", "llm")["spec"].value("replicas", -1);
+  };
+  WaitSeconds([&] { return api.OpenWatches() > 0 && replicas() == 2; });
+  std::vector<double> watch, applied;
+  int missed = 0;
+  for (auto _ : state) {
+    for (int k = 0; k < 10; ++k) {
+      const int want = 3 + k % 2;
+      BenchClock::time_point back;
+      bool restarted = false;
+      std::thread restart([&] {
+        restarted = api.Restart(std::chrono::milliseconds(2000));
+        back = BenchClock::now();
+      });
+      std::this_thread::sleep_for(std::chrono::milliseconds(500 + 97 * k));
+      SetStaticReplicas(api, want);
+      restart.join();
+      if (!restarted) return state.SkipWithError("the fake could not bind its port again");
+      WaitSeconds([&] { return api.OpenWatches() > 0; });
+      watch.push_back(Since(back));
+      WaitSeconds([&] { return replicas() == want; });
+      applied.push_back(Since(back));
+      if (replicas() != want) ++missed;
+      std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    }
+  }
+  state.counters["restarts"] = static_cast<double>(applied.size());
+  state.counters["missed"] = missed;
+  Quantiles(state, watch, "watch_");
+  Quantiles(state, applied, "applied_");
 }
 
 BENCHMARK(BM_AiScalerTick)->Arg(10000)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_FileTick)->Arg(10000)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_AiScalerChangeLatency)->Iterations(1)->Unit(benchmark::kSecond)->UseRealTime();
+BENCHMARK(BM_AiScalerWatchRecovery)->Iterations(1)->Unit(benchmark::kSecond)->UseRealTime();
 
 }  // namespace
 }  // namespace aiscale
