@@ -268,6 +268,15 @@ TEST_F(ReflectorTest, MissingCrdIsSaidAndOutlasted) {
   StartReflector();
   ASSERT_TRUE(WaitFor([&] { return Log().find("CustomResourceDefinition") != std::string::npos; }));
   EXPECT_FALSE(reflector_->synced());
+  // A CRD of another version only: the collection this watch asks for is still not there.
+  nlohmann::json v2 = testing::WidgetCrd();
+  v2["spec"]["versions"][0]["name"] = "v2";
+  ASSERT_TRUE(server_.AddCrd(v2));
+  const size_t said = Log().size();
+  ASSERT_TRUE(
+      WaitFor([&] { return Log().find("serving this version", said) != std::string::npos; }));
+  EXPECT_FALSE(reflector_->synced());
+  server_.RemoveCrds();
   ASSERT_TRUE(server_.AddCrd(testing::WidgetCrd()));
   Create("a", 1);
   ASSERT_TRUE(WaitFor([&] { return Sees("ai/a", 1); }));
