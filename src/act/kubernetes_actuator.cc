@@ -221,8 +221,8 @@ Result<std::unique_ptr<Actuator>> MakeKubernetesActuator(const WorkloadRef& ref,
   if (!env.clock || !env.http) {
     return Status::Internal("kubernetes target of " + ref.Key() + " needs a clock and HTTP client");
   }
-  if (cfg.namespace_.empty()) cfg.namespace_ = ref.namespace_.empty() ? "default" : ref.namespace_;
-  if (cfg.name.empty()) cfg.name = ref.name;
+  cfg.namespace_ = ref.ObjectNamespace(cfg.namespace_);
+  cfg.name = ref.ObjectName(cfg.name);
   auto bad = [](const std::string& s) {
     return s.empty() || !std::all_of(s.begin(), s.end(), [](char c) {
              return std::islower(static_cast<unsigned char>(c)) ||

@@ -66,8 +66,6 @@ Others OthersOf(const json& pods, const std::vector<EngineObject>& managed) {
   return o;
 }
 
-std::string Gpus(int64_t n) { return std::to_string(n) + (n == 1 ? " GPU" : " GPUs"); }
-
 // Each namespace's ceiling: the smallest quota on requests.nvidia.com/gpu there, less what
 // pods aiscale does not manage use in it.
 void AddCeilings(const json& quotas, const Others& others, PoolCapacity& c) {
@@ -83,8 +81,8 @@ void AddCeilings(const json& quotas, const Others& others, PoolCapacity& c) {
     const int64_t ceiling = std::max<int64_t>(0, hard_gpus - by_others);
     auto [it, fresh] = c.tenant_ceilings.emplace(ns, ceiling);
     if (!fresh) it->second = std::min(it->second, ceiling);
-    text += (text.empty() ? "" : ", ") + ns + " " + Gpus(hard_gpus) +
-            (by_others > 0 ? " (" + Gpus(by_others) + " used by others)" : "");
+    text += (text.empty() ? "" : ", ") + ns + " " + GpuCount(hard_gpus) +
+            (by_others > 0 ? " (" + GpuCount(by_others) + " used by others)" : "");
   }
   if (!text.empty()) c.detail += "; quotas: " + text;
 }
@@ -105,7 +103,7 @@ Result<PoolCapacity> KubePoolCapacity(const json& nodes, const json& pods, const
     ++with_gpus;
     const std::string name = StringAt(n, "metadata.name");
     if (!kube::NodeSchedulable(n)) {
-      out += (out.empty() ? "" : ", ") + name + " (" + Gpus(total) + ")";
+      out += (out.empty() ? "" : ", ") + name + " (" + GpuCount(total) + ")";
       continue;
     }
     ++ready;
@@ -120,8 +118,8 @@ Result<PoolCapacity> KubePoolCapacity(const json& nodes, const json& pods, const
   }
   PoolCapacity c;
   c.gpus = gpus;
-  c.detail = Gpus(gpus) + " on " + std::to_string(ready) + " Ready node(s)";
-  if (held > 0) c.detail += ", " + Gpus(held) + " held by pods aiscale does not manage";
+  c.detail = GpuCount(gpus) + " on " + std::to_string(ready) + " Ready node(s)";
+  if (held > 0) c.detail += ", " + GpuCount(held) + " held by pods aiscale does not manage";
   if (!out.empty()) c.detail += "; not counted (NotReady or cordoned): " + out;
   AddCeilings(quotas, others, c);
   return c;

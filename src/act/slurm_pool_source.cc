@@ -46,7 +46,7 @@ Result<PoolCapacity> SlurmPoolSource::Observe() {
       usable += n->gpus > 0;
     } else if (n->gpus > 0) {
       out += (out.empty() ? "" : ", ") + name + " (" + n->state + n->flags + ", " +
-             std::to_string(n->gpus) + " GPUs)";
+             GpuCount(n->gpus) + ")";
     }
   }
   if (declared == 0) {
@@ -56,7 +56,7 @@ Result<PoolCapacity> SlurmPoolSource::Observe() {
   }
   PoolCapacity c;
   c.gpus = gpus;
-  c.detail = std::to_string(gpus) + " GPUs on " + std::to_string(usable) + " usable node(s) of " +
+  c.detail = GpuCount(gpus) + " on " + std::to_string(usable) + " usable node(s) of " +
              Where(partition_) + " (Slurm gres)";
   if (!out.empty()) c.detail += "; not counted: " + out;
   return c;

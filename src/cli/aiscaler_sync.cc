@@ -158,8 +158,10 @@ std::optional<std::string> AiScalerSync::Bind(Object& o, const WorkloadSpec& spe
   if (!st.ok()) return st.message();
   o.actuator = std::move(a).value();  // the old one (if any) is no longer referenced
   o.target = spec.target ? spec.target->object : std::nullopt;
-  if (o.target && o.target->namespace_.empty()) o.target->namespace_ = o.meta.namespace_;
-  if (o.target && o.target->name.empty()) o.target->name = o.meta.name;
+  if (o.target) {
+    o.target->namespace_ = spec.ref.ObjectNamespace(o.target->namespace_);
+    o.target->name = spec.ref.ObjectName(o.target->name);
+  }
   return std::nullopt;
 }
 

@@ -206,9 +206,8 @@ Status Daemon::MakeKubernetesPoolSource() {
   for (const WorkloadSpec& w : cfg_.workloads) {
     if (!w.target || !w.target->object) continue;
     EngineObject o = *w.target->object;
-    if (o.namespace_.empty())
-      o.namespace_ = w.ref.namespace_.empty() ? "default" : w.ref.namespace_;
-    if (o.name.empty()) o.name = w.ref.name;
+    o.namespace_ = w.ref.ObjectNamespace(o.namespace_);
+    o.name = w.ref.ObjectName(o.name);
     managed.push_back(std::move(o));
   }
   // The AIScalers' targets join as their watch lists them (MakeAiScalers' on_targets); until

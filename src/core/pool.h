@@ -102,6 +102,9 @@ class PoolSource {
   virtual uint64_t Basis() const { return 0; }
 };
 
+// "1 GPU", "12 GPUs": how the pool's texts (Decisions, sources' details) count GPUs.
+inline std::string GpuCount(int64_t n) { return std::to_string(n) + (n == 1 ? " GPU" : " GPUs"); }
+
 // A pool of a configured size (`pool: {size: 16}`, and the local engine's slot count).
 class FixedPoolSource final : public PoolSource {
  public:
@@ -110,7 +113,7 @@ class FixedPoolSource final : public PoolSource {
   Result<PoolCapacity> Observe() override {
     PoolCapacity c;
     c.gpus = gpus_;
-    c.detail = std::to_string(gpus_) + " GPUs (configured)";
+    c.detail = GpuCount(gpus_) + " (configured)";
     return c;
   }
 

@@ -13,6 +13,13 @@ struct WorkloadRef {
   std::string namespace_;  // may be empty outside Kubernetes
   std::string name;
   std::string Key() const { return namespace_.empty() ? name : namespace_ + "/" + name; }
+  // Where an engine object of this workload lives when its config leaves them out: the
+  // namespace given, else the workload's, else "default"; the name given, else the workload's.
+  std::string ObjectNamespace(const std::string& given) const {
+    if (!given.empty()) return given;
+    return namespace_.empty() ? "default" : namespace_;
+  }
+  std::string ObjectName(const std::string& given) const { return given.empty() ? name : given; }
 };
 
 // What an Actuator reports: the spec'd replica count and how many are ready now.

@@ -1,14 +1,10 @@
 // AllocatorRun::Finish: the grants with what the pool did for or to each workload, in words.
 #include <string>
 
+#include "core/pool.h"
 #include "decide/allocator_run.h"
 
 namespace aiscale::decide {
-namespace {
-
-std::string GpuText(int64_t n) { return std::to_string(n) + (n == 1 ? " GPU" : " GPUs"); }
-
-}  // namespace
 
 Allocation AllocatorRun::Finish() {
   Allocation out;
@@ -47,15 +43,15 @@ void AllocatorRun::ExplainGrowth(size_t i, Grant& g) const {
   const TenantSpec& t = in_.tenants[C(i).tenant];
   if (reclaimed_for_[i] > 0) {
     g.reason = GrantReason::kReclaimed;
-    g.detail = "took back " + GpuText(reclaimed_for_[i]) + ": " + took_from_[i];
+    g.detail = "took back " + GpuCount(reclaimed_for_[i]) + ": " + took_from_[i];
   } else if (borrowed_[i] > 0) {
     g.reason = GrantReason::kBorrowed;
-    g.detail = "borrowed " + GpuText(borrowed_[i]) + " beyond tenant " + t.name +
-               "'s guarantee of " + GpuText(t.guaranteed) +
+    g.detail = "borrowed " + GpuCount(borrowed_[i]) + " beyond tenant " + t.name +
+               "'s guarantee of " + GpuCount(t.guaranteed) +
                " (idle GPUs, lent by priority and weight)";
   } else {
     g.reason = GrantReason::kGuarantee;
-    g.detail = "within tenant " + t.name + "'s guarantee of " + GpuText(t.guaranteed);
+    g.detail = "within tenant " + t.name + "'s guarantee of " + GpuCount(t.guaranteed);
   }
 }
 
@@ -71,13 +67,13 @@ void AllocatorRun::ExplainShortfall(size_t i, Grant& g) const {
     why = "shrunk by the pool too recently to grow back";
   } else if (capped_[i]) {
     reason = GrantReason::kBorrowLimit;
-    why = "tenant " + t.name + " holds " + GpuText(held_[c.tenant]) + ", its limit (guarantee " +
-          GpuText(t.guaranteed) +
-          (t.borrow_limit ? " + borrow limit " + GpuText(*t.borrow_limit) : std::string()) +
-          (Ceiling(c.tenant) < pool_ ? ", engine quota " + GpuText(Ceiling(c.tenant)) : "") + ")";
+    why = "tenant " + t.name + " holds " + GpuCount(held_[c.tenant]) + ", its limit (guarantee " +
+          GpuCount(t.guaranteed) +
+          (t.borrow_limit ? " + borrow limit " + GpuCount(*t.borrow_limit) : std::string()) +
+          (Ceiling(c.tenant) < pool_ ? ", engine quota " + GpuCount(Ceiling(c.tenant)) : "") + ")";
   } else {
     reason = GrantReason::kPoolFull;
-    why = "pool full (" + GpuText(pool_) + ", " + GpuText(free_) +
+    why = "pool full (" + GpuCount(pool_) + ", " + GpuCount(free_) +
           " idle, nothing this workload may take back)";
   }
   if (g.reason == GrantReason::kAsWanted) {

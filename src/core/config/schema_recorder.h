@@ -3,8 +3,8 @@
 // CheckKnown and every Items/Entries of a ConfigNode whose ConfigErrors has a recorder attached
 // adds what it checks at that field's path.
 //
-// Why: the readers are the project's typed schema (defaults and bounds beside each field,
-// STYLE.md 7). A schema written for someone else, the AIScaler CRD's OpenAPI v3 schema the API
+// Why: the readers are the project's typed schema (defaults and bounds beside each field, in
+// one place). A schema written for someone else, the AIScaler CRD's OpenAPI v3 schema the API
 // server enforces, is generated from what they record over a corpus of specs, so the two cannot
 // drift: a field added to a reader and never read by the corpus is a field CheckKnown allows
 // with no recorded type, which the generator refuses. Paths are relative to `root` with list
