@@ -41,6 +41,11 @@ void DecisionToCompact(const Decision& d, int unchanged_ticks, Duration unchange
                        std::string& out);
 Result<Decision> DecisionFromCompact(std::string_view text, const std::string& workload,
                                      TimePoint at);
+// The same through a full JSON document (nlohmann), which DecisionFromCompact uses only for text
+// its own reader does not take (a field repeated or of an unexpected type, corrupt bytes): the
+// two must agree wherever the fast one answers, and tests check that they do.
+Result<Decision> DecisionFromCompactDocument(std::string_view text, const std::string& workload,
+                                             TimePoint at);
 
 // A binary PersistentState (store format 1), lossless for every double (NaN and infinities
 // included), and far cheaper to write than the JSON codec. Per key, in key order: varint bytes
