@@ -176,6 +176,8 @@ class FakeKubeApiServer {
   // Custom resources, with mu_ held (fake_kube_custom.cc).
   const Crd* CrdFor(const std::string& group, const std::string& version,
                     const std::string& plural) const;
+  const Crd* CrdOf(const std::string& group, const std::string& plural) const;  // any version
+  const Crd* CrdOf(const nlohmann::json& object) const;  // by its apiVersion and kind
   void ServeCustom(Request& r, const Crd& crd, const httplib::Request& req, httplib::Response& res);
   void ServeList(Request& r, const Crd& crd, const httplib::Request& req, httplib::Response& res);
   void ServeWatch(Request& r, const Crd& crd, const httplib::Request& req, httplib::Response& res);

@@ -162,6 +162,23 @@ const FakeKubeApiServer::Crd* FakeKubeApiServer::CrdFor(const std::string& group
   return nullptr;
 }
 
+const FakeKubeApiServer::Crd* FakeKubeApiServer::CrdOf(const std::string& group,
+                                                       const std::string& plural) const {
+  for (const Crd& c : crds_) {
+    if (c.group == group && c.plural == plural) return &c;
+  }
+  return nullptr;
+}
+
+const FakeKubeApiServer::Crd* FakeKubeApiServer::CrdOf(const json& object) const {
+  const std::string api = object.value("apiVersion", "");
+  const std::string kind = object.value("kind", "");
+  for (const Crd& c : crds_) {
+    if (c.group + "/" + c.version == api && c.kind == kind) return &c;
+  }
+  return nullptr;
+}
+
 json FakeKubeApiServer::ResourceList(const std::string& gv) const {
   struct R {
     const char* name;
@@ -561,10 +578,7 @@ bool FakeKubeApiServer::StreamWatch(const std::string& group, const std::string&
     --open_watches_;
     return ok;
   };
-  const Crd* crd = nullptr;
-  for (const Crd& c : crds_) {
-    if (c.group == group && c.plural == plural) crd = &c;
-  }
+  const Crd* crd = CrdOf(group, plural);
   std::vector<std::string> lines;
   long sent = rv;
   if (rv < 0) {
@@ -639,38 +653,28 @@ bool FakeKubeApiServer::StreamWatch(const std::string& group, const std::string&
 
 std::pair<int, json> FakeKubeApiServer::CreateCustom(const json& object) {
   std::lock_guard<std::mutex> lock(mu_);
-  const std::string api = object.value("apiVersion", "");
-  for (const Crd& c : crds_) {
-    if (c.group + "/" + c.version == api && c.kind == object.value("kind", "")) {
-      return Create(c, object.value("metadata", json::object()).value("namespace", ""), object,
-                    false);
-    }
+  const Crd* c = CrdOf(object);
+  if (!c) {
+    return Fail(404, "NotFound",
+                "no CRD serves " + object.value("apiVersion", "") + " " + object.value("kind", ""));
   }
-  return Fail(404, "NotFound", "no CRD serves " + api + " " + object.value("kind", ""));
+  return Create(*c, object.value("metadata", json::object()).value("namespace", ""), object, false);
 }
 
 std::pair<int, json> FakeKubeApiServer::UpdateCustom(const json& object) {
   std::lock_guard<std::mutex> lock(mu_);
   const json meta = object.value("metadata", json::object());
-  for (const Crd& c : crds_) {
-    if (c.group + "/" + c.version == object.value("apiVersion", "") &&
-        c.kind == object.value("kind", "")) {
-      return Update(c, meta.value("namespace", ""), meta.value("name", ""), object, false, false);
-    }
-  }
-  return Fail(404, "NotFound", "no CRD serves this object");
+  const Crd* c = CrdOf(object);
+  if (!c) return Fail(404, "NotFound", "no CRD serves this object");
+  return Update(*c, meta.value("namespace", ""), meta.value("name", ""), object, false, false);
 }
 
 std::pair<int, json> FakeKubeApiServer::UpdateStatus(const json& object) {
   std::lock_guard<std::mutex> lock(mu_);
   const json meta = object.value("metadata", json::object());
-  for (const Crd& c : crds_) {
-    if (c.group + "/" + c.version == object.value("apiVersion", "") &&
-        c.kind == object.value("kind", "")) {
-      return Update(c, meta.value("namespace", ""), meta.value("name", ""), object, true, false);
-    }
-  }
-  return Fail(404, "NotFound", "no CRD serves this object");
+  const Crd* c = CrdOf(object);
+  if (!c) return Fail(404, "NotFound", "no CRD serves this object");
+  return Update(*c, meta.value("namespace", ""), meta.value("name", ""), object, true, false);
 }
 
 std::pair<int, json> FakeKubeApiServer::DeleteCustom(const std::string& group,
@@ -678,10 +682,9 @@ std::pair<int, json> FakeKubeApiServer::DeleteCustom(const std::string& group,
                                                      const std::string& ns,
                                                      const std::string& name) {
   std::lock_guard<std::mutex> lock(mu_);
-  for (const Crd& c : crds_) {
-    if (c.group == group && c.plural == plural) return Delete(c, ns, name);
-  }
-  return Fail(404, "NotFound", "no CRD serves " + plural + "." + group);
+  const Crd* c = CrdOf(group, plural);
+  if (!c) return Fail(404, "NotFound", "no CRD serves " + plural + "." + group);
+  return Delete(*c, ns, name);
 }
 
 std::pair<int, json> FakeKubeApiServer::DeleteCustomThenCompact(const std::string& group,
@@ -689,15 +692,13 @@ std::pair<int, json> FakeKubeApiServer::DeleteCustomThenCompact(const std::strin
                                                                 const std::string& ns,
                                                                 const std::string& name) {
   std::lock_guard<std::mutex> lock(mu_);
-  for (const Crd& c : crds_) {
-    if (c.group != group || c.plural != plural) continue;
-    auto answer = Delete(c, ns, name);
-    history_.clear();
-    history_start_ = ++resource_version_;
-    watch_cv_.notify_all();
-    return answer;
-  }
-  return Fail(404, "NotFound", "no CRD serves " + plural + "." + group);
+  const Crd* c = CrdOf(group, plural);
+  if (!c) return Fail(404, "NotFound", "no CRD serves " + plural + "." + group);
+  auto answer = Delete(*c, ns, name);
+  history_.clear();
+  history_start_ = ++resource_version_;
+  watch_cv_.notify_all();
+  return answer;
 }
 
 void FakeKubeApiServer::SetWatchFaults(WatchFaults faults) {
