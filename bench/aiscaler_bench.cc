@@ -379,12 +379,7 @@ class Daemon {
   Daemon(testing::FakeKubeApiServer& api, double period_s)
       : dir_(fs::temp_directory_path() / ("aiscale_bench_" + std::to_string(getpid()))) {
     fs::create_directories(dir_);
-    std::ofstream(dir_ / "kubeconfig")
-        << "apiVersion: v1\nkind: Config\ncurrent-context: t\nclusters: [{name: c, cluster: "
-           "{server: '"
-        << api.Url()
-        << "'}}]\ncontexts: [{name: t, context: {cluster: c, user: u}}]\n"
-           "users: [{name: u, user: {token: fake-token}}]\n";
+    std::ofstream(dir_ / "kubeconfig") << testing::FakeKubeconfig(api.Url());
     std::ofstream(dir_ / "config.yaml")
         << "apiVersion: aiscale.dev/v1alpha1\nkind: ControllerConfig\nspec:\n  period: " << period_s
         << "s\n  server: {enabled: false}\n  aiscalers:\n    namespaces: [ai]\n"
@@ -433,6 +428,10 @@ void Quantiles(benchmark::State& state, std::vector<double> v, const std::string
   state.counters[prefix + "max_s"] = v.back();
 }
 
+int LlmReplicas(testing::FakeKubeApiServer& api) {
+  return api.Object("apps", "deployments", "ai", "llm")["spec"].value("replicas", -1);
+}
+
 bool StartWithOneAiScaler(testing::FakeKubeApiServer& api) {
   if (!api.Start() || !LoadCrd(api)) return false;
   api.AddDeployment("ai", "llm", 2, 2);
@@ -445,9 +444,7 @@ void BM_AiScalerChangeLatency(benchmark::State& state) {
   testing::FakeKubeApiServer api;
   if (!StartWithOneAiScaler(api)) return state.SkipWithError("fake API server or CRD");
   Daemon daemon(api, kPeriod);
-  const auto replicas = [&] {
-    return api.Object("apps", "deployments", "ai", "llm")["spec"].value("replicas", -1);
-  };
+  const auto replicas = [&] { return LlmReplicas(api); };
   std::vector<double> latency;
   for (auto _ : state) {
     for (int k = 0; k < 50; ++k) {
@@ -473,9 +470,7 @@ void BM_AiScalerWatchRecovery(benchmark::State& state) {
   testing::FakeKubeApiServer api;
   if (!StartWithOneAiScaler(api)) return state.SkipWithError("fake API server or CRD");
   Daemon daemon(api, kPeriod);
-  const auto replicas = [&] {
-    return api.Object("apps", "deployments", "ai", "llm")["spec"].value("replicas", -1);
-  };
+  const auto replicas = [&] { return LlmReplicas(api); };
   WaitSeconds([&] { return api.OpenWatches() > 0 && replicas() == 2; });
   std::vector<double> watch, applied;
   int missed = 0;

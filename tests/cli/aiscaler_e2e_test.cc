@@ -65,12 +65,7 @@ class AiScalerE2eTest : public ::testing::Test {
     dir_ = fs::path(::testing::TempDir()) / ("aiscale_ais_e2e_" + std::to_string(::getpid()));
     fs::remove_all(dir_);
     fs::create_directories(dir_);
-    std::ofstream(dir_ / "kubeconfig")
-        << "apiVersion: v1\nkind: Config\ncurrent-context: t\nclusters: [{name: c, cluster: "
-           "{server: '"
-        << api_.Url()
-        << "'}}]\ncontexts: [{name: t, context: {cluster: c, user: u}}]\n"
-           "users: [{name: u, user: {token: fake-token}}]\n";
+    std::ofstream(dir_ / "kubeconfig") << testing::FakeKubeconfig(api_.Url());
     std::ofstream(dir_ / "aiscale.yaml")
         << "apiVersion: aiscale.dev/v1alpha1\nkind: ControllerConfig\nspec:\n"
            "  period: 0.5s\n  server: {enabled: false}\n"

@@ -143,11 +143,7 @@ TEST(DeployKubectl, ClientDryRunAppliesEveryManifest) {
       fs::path(::testing::TempDir()) / ("aiscale_deploy_kubectl_" + std::to_string(getpid()));
   fs::create_directories(dir);
   std::ofstream(dir / "kubeconfig")
-      << "apiVersion: v1\nkind: Config\ncurrent-context: t\nclusters: [{name: c, cluster: "
-         "{server: 'http://127.0.0.1:"
-      << api.port()
-      << "'}}]\ncontexts: [{name: t, context: {cluster: c, user: u}}]\nusers: [{name: u, "
-         "user: {}}]\n";
+      << testing::FakeKubeconfig("http://127.0.0.1:" + std::to_string(api.port()), "");
   const std::string cmd = "kubectl --kubeconfig " + (dir / "kubeconfig").string() +
                           " --cache-dir " + (dir / "cache").string() +
                           " apply --dry-run=client --validate=false -f " + DeployDir() + " 2>&1";
@@ -174,12 +170,7 @@ int Kubectl(const std::string& server, const std::string& args, std::string& out
   const fs::path dir =
       fs::path(::testing::TempDir()) / ("aiscale_kubectl_ais_" + std::to_string(getpid()));
   fs::create_directories(dir);
-  std::ofstream(dir / "kubeconfig")
-      << "apiVersion: v1\nkind: Config\ncurrent-context: t\nclusters: [{name: c, cluster: "
-         "{server: '"
-      << server
-      << "'}}]\ncontexts: [{name: t, context: {cluster: c, user: u}}]\nusers: [{name: u, "
-         "user: {token: fake-token}}]\n";
+  std::ofstream(dir / "kubeconfig") << testing::FakeKubeconfig(server);
   const std::string cmd = "kubectl --kubeconfig " + (dir / "kubeconfig").string() +
                           " --cache-dir " + (dir / "cache").string() + " " + args + " 2>&1";
   FILE* p = popen(cmd.c_str(), "r");

@@ -152,12 +152,7 @@ class DeployExportedMetrics : public ::testing::Test {
         src["url"] = "http://127.0.0.1:" + std::to_string(FreePort());
       }
     }
-    std::ofstream(dir_ / "kubeconfig")
-        << "apiVersion: v1\nkind: Config\ncurrent-context: t\nclusters: [{name: c, cluster: "
-           "{server: '"
-        << api.Url()
-        << "'}}]\ncontexts: [{name: t, context: {cluster: c, user: u}}]\n"
-           "users: [{name: u, user: {token: fake-token}}]\n";
+    std::ofstream(dir_ / "kubeconfig") << testing::FakeKubeconfig(api.Url());
     for (YAML::Node w : spec["workloads"]) {
       YAML::Node t = w["target"];
       if (t["engine"].as<std::string>("") != "kubernetes") continue;

@@ -123,6 +123,14 @@ bool FakeKubeApiServer::Start() {
   return server_->is_running();
 }
 
+std::string FakeKubeconfig(const std::string& server, const std::string& token) {
+  return "apiVersion: v1\nkind: Config\ncurrent-context: t\nclusters: [{name: c, cluster: "
+         "{server: '" +
+         server +
+         "'}}]\ncontexts: [{name: t, context: {cluster: c, user: u}}]\nusers: [{name: u, " +
+         (token.empty() ? std::string("user: {}") : "user: {token: " + token + "}") + "}]\n";
+}
+
 std::string FakeKubeApiServer::Url() const {
   return std::string(options_.cert_file.empty() ? "http" : "https") +
          "://127.0.0.1:" + std::to_string(port_);

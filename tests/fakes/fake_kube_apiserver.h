@@ -41,6 +41,10 @@
 
 namespace aiscale::testing {
 
+// A kubeconfig for a client pointed at a fake: one cluster at `server`, one user with `token`
+// (none when empty: kubectl then sends no Authorization over plain HTTP).
+std::string FakeKubeconfig(const std::string& server, const std::string& token = "fake-token");
+
 class FakeKubeApiServer {
  public:
   struct Options {
