@@ -152,6 +152,7 @@ std::optional<std::string> AiScalerSync::Bind(Object& o, const WorkloadSpec& spe
   if (o.meta.pause.any()) {
     b->constraints =
         std::make_shared<const decide::PausedConstraints>(b->constraints, o.meta.pause);
+    b->held = true;
   }
   const Status st =
       o.state == State::kActive ? c.Replace(std::move(b).value()) : c.Add(std::move(b).value());

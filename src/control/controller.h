@@ -85,6 +85,9 @@ struct WorkloadBinding {
   int min_replicas = 0;
   int max_replicas = 1 << 30;
   std::optional<PoolMember> pool;  // set when the controller has a pool (SetPool)
+  // A person's hold is among `constraints` (an AIScaler's pause or pin annotation): like an
+  // operator's pause through the API, the pool neither shrinks nor grows the workload.
+  bool held = false;
 };
 
 struct ControllerOptions {

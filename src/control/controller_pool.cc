@@ -92,8 +92,9 @@ PoolClaim Controller::ClaimOf(const Workload& w, const Decision& d, bool acts,
     // others, and it asks for none.
     c.current = c.want = 0;
   }
-  // An operator's pause or pin is not undone by the pool: the workload holds its size.
-  const bool movable = acts && !w.steered && (m.elastic || m.reducible);
+  // An operator's pause or pin (through the API or an annotation) is not undone by the pool:
+  // the workload holds its size.
+  const bool movable = acts && !w.steered && !w.binding.held && (m.elastic || m.reducible);
   c.floor = movable ? std::min(m.floor, c.current) : c.current;
   c.elastic = movable && m.elastic;
   c.may_borrow = movable;

@@ -194,6 +194,8 @@ TEST_F(AiScalerSyncTest, HoldsAreAppliedAndShown) {
             std::string::npos)
       << d[0].constrain_reason;
   EXPECT_EQ(Cond("ai/llm", "Paused")->reason, "ScalingPaused");
+  ASSERT_EQ(ctl_.size(), 1u);
+  EXPECT_TRUE(ctl_.binding(0).held) << "a shared pool must not move a held workload either";
 
   Upsert(Object("llm", "u-1", 5, "2", {{"aiscale.dev/paused-replicas", "3"}}));
   Tick();
@@ -208,6 +210,7 @@ TEST_F(AiScalerSyncTest, HoldsAreAppliedAndShown) {
   Upsert(Object("llm", "u-1", 5, "4"));
   Tick();
   EXPECT_EQ(engine_.state["ai/llm"].current, 5);
+  EXPECT_FALSE(ctl_.binding(0).held);
   EXPECT_EQ(Cond("ai/llm", "Paused")->status, "False");
 }
 

@@ -74,24 +74,27 @@ struct Harness {
   decide::Allocator allocator;
   std::unique_ptr<Controller> ctl;
 
-  explicit Harness(Store* store = nullptr) {
+  // `bert_held`: bert's binding carries a person's hold (an AIScaler's pause annotation).
+  explicit Harness(Store* store = nullptr, bool bert_held = false) {
     ControllerOptions o;
     o.collect_interval = Seconds(15);
     ctl = std::make_unique<Controller>(q.clock(), store, o);
     EXPECT_TRUE(ctl->SetPool(TwoTenants(), &pool, &allocator).ok());
     Add("chat", 0, 0, 1, /*elastic=*/false);
-    Add("bert", 1, 1, 4, /*elastic=*/true);
+    Add("bert", 1, 1, 4, /*elastic=*/true, bert_held);
     act.Set("ns/chat", 4, 4);
     act.Set("ns/bert", 3, 3);  // 12 GPUs: 4 borrowed from serve's idle guarantee
     Want(4, 3);
   }
-  void Add(const std::string& name, int tenant, int priority, int gpus, bool elastic) {
+  void Add(const std::string& name, int tenant, int priority, int gpus, bool elastic,
+           bool held = false) {
     WorkloadBinding b;
     b.ref = {"Deployment", "ns", name};
     b.policy = std::make_shared<WantPolicy>("want_" + name);
     b.actuator = &act;
     b.signals.push_back({"want_" + name, "", &src});
     b.pool = PoolMember{tenant, priority, gpus, 1, 1, elastic, !elastic, 120};
+    b.held = held;
     ASSERT_TRUE(ctl->Add(std::move(b)).ok());
   }
   void Want(double chat, double bert) {
@@ -134,6 +137,20 @@ TEST(ControllerPool, AnOwnerTakesItsGuaranteeBackShrinksFirstAndSaysSo) {
   ds = h.Tick(30 + 600 + 15);
   EXPECT_EQ(ds[1].pool.granted, 3);
   EXPECT_EQ(ds[1].pool.reason, "borrowed");
+}
+
+// A workload a person holds (an AIScaler's pause or pin annotation, in its constraints) is not
+// shrunk for another tenant's peak, as one paused through the API is not: the peak waits.
+TEST(ControllerPool, AHeldWorkloadIsNotShrunkForAPeak) {
+  Harness h(nullptr, /*bert_held=*/true);
+  h.Tick(15);
+  h.Want(8, 3);  // chat's peak, which would take 4 GPUs back from bert
+  h.act.applies.clear();
+  const auto ds = h.Tick(30);
+  EXPECT_EQ(ds[1].constrained, 3) << ds[1].pool.detail;
+  EXPECT_NE(ds[1].pool.reason, "shrunk");
+  EXPECT_EQ(ds[0].pool.granted, 4) << ds[0].pool.detail;
+  for (const auto& [key, n] : h.act.applies) EXPECT_NE(key, "ns/bert") << n;
 }
 
 TEST(ControllerPool, ACompletedJobGivesItsGpusBack) {
