@@ -13,7 +13,9 @@
 #      its model ranks the two sizes in the order it observed them;
 #   3. when 3 agents were slower than 2 (this 2-core machine, when other processes leave it
 #      alone): the model ranks 3 below 2 and the policy shrinks back to 2. When other load made
-#      3 agents faster (more workers, more CPU share), it says so and does not check that.
+#      3 agents faster (more workers, more CPU share), at the first judgement or while the job
+#      stayed at 3 long enough that its observations put 2 outside the 10% budget, it says so
+#      and does not check that.
 #      Either way, a shrink to 2 resumes from the checkpoint with 0 samples lost and the job
 #      ends at 2;
 #   4. no revisit (issue 27 §1): once the policy has judged the two sizes on data at both, its
@@ -105,8 +107,18 @@ q 'f(judged[0], "compute_observed_at_3") < f(judged[0], "compute_observed_at_2")
 if [ "$slower" = 1 ]; then
   check "3 agents were slower than 2, and the model ranks 3 below 2" \
     q 'f(judged[0], "compute_samples_per_s_at_3") < f(judged[0], "compute_samples_per_s_at_2")'
-  wait_q 450 'any(d["from"] == 3 and d["to"] == 2 for d in s["decisions"])' ||
-    itest_fail "the policy stayed at 3 agents ($(q 'ds[-1]["reason"]'))"
+  if ! wait_q 450 'any(d["from"] == 3 and d["to"] == 2 for d in s["decisions"])'; then
+    # The machine may get faster while the job runs at 3 (other load ends): 3's readings then
+    # rise past 2's, which are from the busier time, and with 2 slower than 3 by more than
+    # max_slowdown (10%) on the policy's own observations, staying is its objective's answer.
+    # A policy that stays at 3 while its observations rank 2 within the budget still fails.
+    q 'f(ds[-1], "compute_observed_at_2") * 1.10 < f(ds[-1], "compute_observed_at_3")' >/dev/null ||
+      itest_fail "the policy stayed at 3 agents ($(q 'ds[-1]["reason"]'))"
+    echo "NOTE: 3 agents got faster while the job ran there (observed now: 2 agents" \
+      "$(q '"%.1f" % f(ds[-1], "compute_observed_at_2")'), 3 agents" \
+      "$(q '"%.1f" % f(ds[-1], "compute_observed_at_3")') samples/s): 2 would miss the 10%" \
+      "budget on the policy's observations, so it stays at 3; 'back to 2' is not checked"
+  fi
 else
   echo "NOTE: 3 agents were faster than 2 on this run ($obs3 vs $obs2 samples/s): other load" \
     "on the machine gives more workers more CPU; 'slower at 3' is not checked"
