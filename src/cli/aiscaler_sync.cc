@@ -158,11 +158,7 @@ std::optional<std::string> AiScalerSync::Bind(Object& o, const WorkloadSpec& spe
       o.state == State::kActive ? c.Replace(std::move(b).value()) : c.Add(std::move(b).value());
   if (!st.ok()) return st.message();
   o.actuator = std::move(a).value();  // the old one (if any) is no longer referenced
-  o.target = spec.target ? spec.target->object : std::nullopt;
-  if (o.target) {
-    o.target->namespace_ = spec.ref.ObjectNamespace(o.target->namespace_);
-    o.target->name = spec.ref.ObjectName(o.target->name);
-  }
+  o.target = spec.TargetObject();
   return std::nullopt;
 }
 

@@ -204,11 +204,7 @@ Status Daemon::MakeKubernetesPoolSource() {
   opts.attempt_timeout = std::min(cfg_.pool_kube_timeout, Seconds(5));
   std::vector<EngineObject> managed;
   for (const WorkloadSpec& w : cfg_.workloads) {
-    if (!w.target || !w.target->object) continue;
-    EngineObject o = *w.target->object;
-    o.namespace_ = w.ref.ObjectNamespace(o.namespace_);
-    o.name = w.ref.ObjectName(o.name);
-    managed.push_back(std::move(o));
+    if (std::optional<EngineObject> o = w.TargetObject()) managed.push_back(std::move(*o));
   }
   // The AIScalers' targets join as their watch lists them (MakeAiScalers' on_targets); until
   // then the pool's size is unknown and every workload holds.

@@ -377,9 +377,7 @@ bool ReadIntField(JsonPull& r, int& out) {
 }
 
 bool ReadInputs(JsonPull& r, std::vector<SignalInput>& out) {
-  if (!r.Take('[')) return false;
-  if (r.Take(']')) return true;
-  do {
+  return r.Array([&] {
     SignalInput in;
     std::string status;
     if (!r.Take('[') || !r.String(in.name) || !r.Take(',') || !r.String(status)) return false;
@@ -395,22 +393,20 @@ bool ReadInputs(JsonPull& r, std::vector<SignalInput>& out) {
     if (r.Take(',') && !r.String(in.detail)) return false;
     if (!r.Take(']')) return false;
     out.push_back(std::move(in));
-  } while (r.Take(','));
-  return r.Take(']');
+    return true;
+  });
 }
 
 bool ReadFacts(JsonPull& r, std::vector<std::pair<std::string, double>>& out) {
-  if (!r.Take('[')) return false;
-  if (r.Take(']')) return true;
-  do {
+  return r.Array([&] {
     std::pair<std::string, double> f;
     if (!r.Take('[') || !r.String(f.first) || !r.Take(',') || !r.NumberOrNull(f.second) ||
         !r.Take(']')) {
       return false;
     }
     out.push_back(std::move(f));
-  } while (r.Take(','));
-  return r.Take(']');
+    return true;
+  });
 }
 
 template <typename T, typename F>
@@ -423,58 +419,113 @@ bool ReadNamed(JsonPull& r, T& out, F from_name) {
   return true;
 }
 
-// One field's value into d; `pool` gathers the pool's fields (set only when "pg" is there).
-bool ReadField(JsonPull& r, std::string_view key, Decision& d, PoolOutcome& pool, int& valid) {
-  int64_t ns = 0;
-  if (key == "p") return r.String(d.policy);
-  if (key == "ws") return r.Int(ns) && (d.wall = WallTime(Duration(ns)), true);
-  if (key == "uf") return r.Int(ns) && (d.unchanged_for = Duration(ns), true);
-  if (key == "c") return ReadIntField(r, d.current);
-  if (key == "r") return ReadIntField(r, d.ready);
-  if (key == "e") return r.String(d.engine_detail);
-  if (key == "i") return ReadInputs(r, d.inputs);
-  if (key == "d") return ReadIntField(r, d.recommendation.desired);
-  if (key == "v") return ReadIntField(r, valid);
-  if (key == "ru") return r.String(d.recommendation.rule);
-  if (key == "re") return r.String(d.recommendation.reason);
-  if (key == "f") return ReadFacts(r, d.recommendation.facts);
-  if (key == "s") return ReadIntField(r, d.stabilized);
-  if (key == "sr") return r.String(d.stabilize_reason);
-  if (key == "k") return ReadIntField(r, d.constrained);
-  if (key == "kr") return r.String(d.constrain_reason);
-  if (key == "vt") {
-    int v = 0;
-    return ReadIntField(r, v) && (d.vetoed = v != 0, true);
-  }
-  if (key == "pw") return ReadIntField(r, pool.wanted);
-  if (key == "pg") return ReadIntField(r, pool.granted);
-  if (key == "pt") return r.String(pool.tenant);
-  if (key == "pr") return r.String(pool.reason);
-  if (key == "pd") return r.String(pool.detail);
-  if (key == "a") return ReadNamed(r, d.action, ActionFromName);
-  if (key == "ac") return ReadNamed(r, d.action_code, StatusCodeFromName);
-  if (key == "ad") return r.String(d.action_detail);
-  if (key == "u") return ReadIntField(r, d.unchanged_ticks);
-  return r.Skip();  // as the full decoder, a field it does not know is ignored
-}
-
-// The fields the compact form has, each a bit of a mask (a repeated one makes the text the full
-// decoder's to read). Fields not listed are skipped, as the full decoder ignores them.
-constexpr std::array<std::string_view, 26> kCompactFields = {
+// The fields of the compact form, in kCompactFields' order; each is a bit of a mask (a
+// repeated one makes the text the full decoder's to read).
+enum Field : size_t {
+  kP,
+  kWs,
+  kUf,
+  kC,
+  kR,
+  kE,
+  kI,
+  kD,
+  kV,
+  kRu,
+  kRe,
+  kF,
+  kS,
+  kSr,
+  kK,
+  kKr,
+  kVt,
+  kPw,
+  kPg,
+  kPt,
+  kPr,
+  kPd,
+  kA,
+  kAc,
+  kAd,
+  kU,
+  kFieldCount
+};
+constexpr std::array<std::string_view, kFieldCount> kCompactFields = {
     "p",  "ws", "uf", "c",  "r",  "e",  "i",  "d",  "v",  "ru", "re", "f",  "s",
     "sr", "k",  "kr", "vt", "pw", "pg", "pt", "pr", "pd", "a",  "ac", "ad", "u"};
 
-uint32_t FieldBit(std::string_view key) {
+size_t FieldOf(std::string_view key) {
   for (size_t i = 0; i < kCompactFields.size(); ++i) {
-    if (kCompactFields[i] == key) return 1u << i;
+    if (kCompactFields[i] == key) return i;
   }
-  return 0;
+  return kFieldCount;
+}
+
+// One field's value into d; `pool` gathers the pool's fields (set only when "pg" is there).
+bool ReadField(JsonPull& r, size_t field, Decision& d, PoolOutcome& pool, int& valid) {
+  int64_t v = 0;
+  switch (field) {
+    case kP:
+      return r.String(d.policy);
+    case kWs:
+      return r.Int(v) && (d.wall = WallTime(Duration(v)), true);
+    case kUf:
+      return r.Int(v) && (d.unchanged_for = Duration(v), true);
+    case kC:
+      return ReadIntField(r, d.current);
+    case kR:
+      return ReadIntField(r, d.ready);
+    case kE:
+      return r.String(d.engine_detail);
+    case kI:
+      return ReadInputs(r, d.inputs);
+    case kD:
+      return ReadIntField(r, d.recommendation.desired);
+    case kV:
+      return ReadIntField(r, valid);
+    case kRu:
+      return r.String(d.recommendation.rule);
+    case kRe:
+      return r.String(d.recommendation.reason);
+    case kF:
+      return ReadFacts(r, d.recommendation.facts);
+    case kS:
+      return ReadIntField(r, d.stabilized);
+    case kSr:
+      return r.String(d.stabilize_reason);
+    case kK:
+      return ReadIntField(r, d.constrained);
+    case kKr:
+      return r.String(d.constrain_reason);
+    case kVt: {
+      int vt = 0;
+      return ReadIntField(r, vt) && (d.vetoed = vt != 0, true);
+    }
+    case kPw:
+      return ReadIntField(r, pool.wanted);
+    case kPg:
+      return ReadIntField(r, pool.granted);
+    case kPt:
+      return r.String(pool.tenant);
+    case kPr:
+      return r.String(pool.reason);
+    case kPd:
+      return r.String(pool.detail);
+    case kA:
+      return ReadNamed(r, d.action, ActionFromName);
+    case kAc:
+      return ReadNamed(r, d.action_code, StatusCodeFromName);
+    case kAd:
+      return r.String(d.action_detail);
+    case kU:
+      return ReadIntField(r, d.unchanged_ticks);
+    default:
+      return r.Skip();  // as the full decoder, a field it does not know is ignored
+  }
 }
 
 std::optional<Decision> FastFromCompact(std::string_view text) {
-  static const uint32_t kRequired =
-      FieldBit("c") | FieldBit("r") | FieldBit("i") | FieldBit("d") | FieldBit("s") | FieldBit("k");
-  static const uint32_t kPoolGranted = FieldBit("pg");
+  constexpr uint32_t kRequired = 1u << kC | 1u << kR | 1u << kI | 1u << kD | 1u << kS | 1u << kK;
   JsonPull r(text);
   Decision d;
   PoolOutcome pool;
@@ -484,14 +535,15 @@ std::optional<Decision> FastFromCompact(std::string_view text) {
   std::string key;
   do {
     if (!r.String(key) || !r.Take(':')) return std::nullopt;
-    const uint32_t bit = FieldBit(key);
+    const size_t field = FieldOf(key);
+    const uint32_t bit = field < kFieldCount ? 1u << field : 0;
     if (seen & bit) return std::nullopt;
     seen |= bit;
-    if (!ReadField(r, key, d, pool, valid)) return std::nullopt;
+    if (!ReadField(r, field, d, pool, valid)) return std::nullopt;
   } while (r.Take(','));
   if (!r.Take('}') || !r.AtEnd() || (seen & kRequired) != kRequired) return std::nullopt;
   d.recommendation.valid = valid != 0;
-  if (seen & kPoolGranted) {
+  if (seen & 1u << kPg) {
     pool.active = true;
     d.pool = std::move(pool);
   }

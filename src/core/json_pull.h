@@ -33,6 +33,16 @@ class JsonPull {
   bool Skip();
   // Only whitespace left.
   bool AtEnd();
+  // An array, `each()` reading one element at a time (false: stop, the text is not read).
+  template <typename F>
+  bool Array(F each) {
+    if (!Take('[')) return false;
+    if (Take(']')) return true;
+    do {
+      if (!each()) return false;
+    } while (Take(','));
+    return Take(']');
+  }
 
  private:
   void Space();

@@ -95,6 +95,16 @@ struct WorkloadSpec {
   std::vector<SignalSpec> signals;   // live only; the simulator binds every signal to itself
   std::optional<TargetSpec> target;  // live only
   PoolMembership pool;               // read only when the file has a `pool:` section
+
+  // The engine object the target scales, its namespace and name defaulted from the workload
+  // (WorkloadRef::ObjectNamespace/ObjectName); nullopt when the target is not an object.
+  std::optional<EngineObject> TargetObject() const {
+    if (!target || !target->object) return std::nullopt;
+    EngineObject o = *target->object;
+    o.namespace_ = ref.ObjectNamespace(o.namespace_);
+    o.name = ref.ObjectName(o.name);
+    return o;
+  }
 };
 
 }  // namespace aiscale

@@ -182,6 +182,10 @@ class FakeKubeApiServer {
                     const std::string& plural) const;
   const Crd* CrdOf(const std::string& group, const std::string& plural) const;  // any version
   const Crd* CrdOf(const nlohmann::json& object) const;  // by its apiVersion and kind
+  // UpdateCustom/UpdateStatus and DeleteCustom(ThenCompact) with mu_ held.
+  std::pair<int, nlohmann::json> UpdateOf(const nlohmann::json& object, bool status);
+  std::pair<int, nlohmann::json> DeleteOf(const std::string& group, const std::string& plural,
+                                          const std::string& ns, const std::string& name);
   void ServeCustom(Request& r, const Crd& crd, const httplib::Request& req, httplib::Response& res);
   void ServeList(Request& r, const Crd& crd, const httplib::Request& req, httplib::Response& res);
   void ServeWatch(Request& r, const Crd& crd, const httplib::Request& req, httplib::Response& res);

@@ -663,18 +663,19 @@ std::pair<int, json> FakeKubeApiServer::CreateCustom(const json& object) {
 
 std::pair<int, json> FakeKubeApiServer::UpdateCustom(const json& object) {
   std::lock_guard<std::mutex> lock(mu_);
-  const json meta = object.value("metadata", json::object());
-  const Crd* c = CrdOf(object);
-  if (!c) return Fail(404, "NotFound", "no CRD serves this object");
-  return Update(*c, meta.value("namespace", ""), meta.value("name", ""), object, false, false);
+  return UpdateOf(object, false);
 }
 
 std::pair<int, json> FakeKubeApiServer::UpdateStatus(const json& object) {
   std::lock_guard<std::mutex> lock(mu_);
+  return UpdateOf(object, true);
+}
+
+std::pair<int, json> FakeKubeApiServer::UpdateOf(const json& object, bool status) {
   const json meta = object.value("metadata", json::object());
   const Crd* c = CrdOf(object);
   if (!c) return Fail(404, "NotFound", "no CRD serves this object");
-  return Update(*c, meta.value("namespace", ""), meta.value("name", ""), object, true, false);
+  return Update(*c, meta.value("namespace", ""), meta.value("name", ""), object, status, false);
 }
 
 std::pair<int, json> FakeKubeApiServer::DeleteCustom(const std::string& group,
@@ -682,6 +683,12 @@ std::pair<int, json> FakeKubeApiServer::DeleteCustom(const std::string& group,
                                                      const std::string& ns,
                                                      const std::string& name) {
   std::lock_guard<std::mutex> lock(mu_);
+  return DeleteOf(group, plural, ns, name);
+}
+
+std::pair<int, json> FakeKubeApiServer::DeleteOf(const std::string& group,
+                                                 const std::string& plural, const std::string& ns,
+                                                 const std::string& name) {
   const Crd* c = CrdOf(group, plural);
   if (!c) return Fail(404, "NotFound", "no CRD serves " + plural + "." + group);
   return Delete(*c, ns, name);
@@ -692,9 +699,8 @@ std::pair<int, json> FakeKubeApiServer::DeleteCustomThenCompact(const std::strin
                                                                 const std::string& ns,
                                                                 const std::string& name) {
   std::lock_guard<std::mutex> lock(mu_);
-  const Crd* c = CrdOf(group, plural);
-  if (!c) return Fail(404, "NotFound", "no CRD serves " + plural + "." + group);
-  auto answer = Delete(*c, ns, name);
+  auto answer = DeleteOf(group, plural, ns, name);
+  if (!CrdOf(group, plural)) return answer;  // no such CRD: no history of it to compact
   history_.clear();
   history_start_ = ++resource_version_;
   watch_cv_.notify_all();
