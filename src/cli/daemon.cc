@@ -150,6 +150,12 @@ Status Daemon::AddWorkloads() {
   o.collect_interval = Seconds(cfg_.period_s);
   o.fetch_timeout = std::min(Seconds(cfg_.period_s), Seconds(5));
   o.dry_run = opt_.dry_run;
+  // The engines answer off the tick thread: a tick waits half a period for the observations
+  // (at least 1 s, at most the Kubernetes call bound), and no other workload waits on a hung one.
+  control::EngineCallOptions calls;
+  calls.observe_deadline =
+      std::clamp(Seconds(cfg_.period_s) / 2, Duration(Seconds(1)), Duration(Seconds(10)));
+  o.engine_calls = calls;
   o.log = [this](const std::string& line) {
     log_ << "aiscale: " << line << "\n";
     log_.flush();

@@ -36,6 +36,7 @@ Controller::Controller(Clock& clock, Store* store, ControllerOptions options)
       options_(options),
       collector_(options.executor ? *options.executor : inline_executor_, options.telemetry) {
   if (options_.telemetry) DeclareMetrics(*options_.telemetry);
+  if (options_.engine_calls) engine_calls_ = std::make_unique<EngineCalls>(*options_.engine_calls);
 }
 
 Status Controller::Check(const WorkloadBinding& b, const std::string& key) {
@@ -159,19 +160,26 @@ std::vector<Decision> Controller::Tick() {
   out.reserve(workloads_.size());
   if (options_.steering) steer_ = options_.steering->Snapshot();
   std::vector<char> acts(workloads_.size(), 0);
+  std::vector<size_t> all(workloads_.size());
+  for (size_t i = 0; i < all.size(); ++i) all[i] = i;
+  std::vector<Result<ScaleState>> scales = ObserveAll(all);
   for (size_t i = 0; i < workloads_.size(); ++i) {
     bool a = false;
-    out.push_back(Plan(*workloads_[i], a));
+    out.push_back(Plan(*workloads_[i], std::move(scales[i]), a));
     acts[i] = a;
   }
   const TimePoint now = clock_.Now();
   if (pool_spec_ && pool_spec_->allocate) AllocatePool(out, acts, now);
   // Shrinks first, so that what they free is there when the growths are applied.
+  std::vector<Decision*> ds(out.size());
+  for (size_t i = 0; i < out.size(); ++i) ds[i] = &out[i];
   for (int pass = 0; pass < 2; ++pass) {
+    std::vector<size_t> which;
     for (size_t i = 0; i < out.size(); ++i) {
       const bool shrink = out[i].constrained < out[i].current;
-      if (acts[i] && shrink == (pass == 0)) Act(*workloads_[i], now, out[i]);
+      if (acts[i] && shrink == (pass == 0)) which.push_back(i);
     }
+    ActAll(which, now, ds);
   }
   if (store_) {
     // A workload's write names the same keys and states every tick: built once (the keys are
@@ -205,13 +213,17 @@ Decision Controller::TickOne(size_t index) {
   Workload& w = *workloads_[index];
   if (options_.steering) steer_ = options_.steering->Snapshot();
   bool acts = false;
-  Decision d = Plan(w, acts);
+  Decision d = Plan(w, std::move(ObserveAll({index})[0]), acts);
   if (w.binding.pool && d.constrained > d.current) {
     d.constrained = d.current;
     d.constrain_reason += (d.constrain_reason.empty() ? "" : "; ") +
                           std::string("in a pool: growth is allocated by the full tick");
   }
-  if (acts) Act(w, clock_.Now(), d);
+  if (acts) {
+    std::vector<Decision*> ds(workloads_.size(), nullptr);
+    ds[index] = &d;
+    ActAll({index}, clock_.Now(), ds);
+  }
   if (store_) Persist({WriteOf(w, &d)}, {&d});
   return d;
 }
@@ -227,7 +239,22 @@ Status Controller::FlushStates() {
   return store_->WriteBatch(writes);
 }
 
-Decision Controller::Plan(Workload& w, bool& acts) {
+std::vector<Result<ScaleState>> Controller::ObserveAll(const std::vector<size_t>& which) {
+  std::vector<Result<ScaleState>> out;
+  out.reserve(which.size());
+  if (!engine_calls_) {
+    for (size_t i : which)
+      out.push_back(workloads_[i]->binding.actuator->Observe(workloads_[i]->binding.ref));
+    return out;
+  }
+  std::vector<EngineCalls::Call> calls;
+  calls.reserve(which.size());
+  for (size_t i : which)
+    calls.push_back({workloads_[i]->binding.actuator, workloads_[i]->binding.ref, 0});
+  return engine_calls_->Observe(calls);
+}
+
+Decision Controller::Plan(Workload& w, Result<ScaleState> scale, bool& acts) {
   acts = false;
   WorkloadBinding& b = w.binding;
   const TimePoint now = clock_.Now();
@@ -237,7 +264,6 @@ Decision Controller::Plan(Workload& w, bool& acts) {
   d.at = now;
   if (options_.stamp_wall_time) d.wall = clock_.WallNow();
 
-  auto scale = b.actuator->Observe(b.ref);
   if (!scale.ok()) {
     // Without the current scale there is nothing safe to do; record and move on.
     d.recommendation.rule = "observe_failed";
@@ -382,7 +408,32 @@ void Controller::Resolve(const Workload& w, Decision& d) const {
   d.stabilized = rec;
 }
 
-void Controller::Act(Workload& w, TimePoint now, Decision& d) {
+void Controller::ActAll(const std::vector<size_t>& which, TimePoint now,
+                        std::vector<Decision*>& ds) {
+  std::vector<size_t> apply;
+  for (size_t i : which) {
+    if (ShouldApply(*ds[i])) apply.push_back(i);
+  }
+  if (!engine_calls_) {
+    for (size_t i : apply) {
+      const WorkloadBinding& b = workloads_[i]->binding;
+      RecordApply(*workloads_[i], now, *ds[i], b.actuator->Apply(b.ref, ds[i]->constrained));
+    }
+    return;
+  }
+  std::vector<EngineCalls::Call> calls;
+  calls.reserve(apply.size());
+  for (size_t i : apply) {
+    const WorkloadBinding& b = workloads_[i]->binding;
+    calls.push_back({b.actuator, b.ref, ds[i]->constrained});
+  }
+  const std::vector<Status> done = engine_calls_->Apply(calls);
+  for (size_t k = 0; k < apply.size(); ++k) {
+    RecordApply(*workloads_[apply[k]], now, *ds[apply[k]], done[k]);
+  }
+}
+
+bool Controller::ShouldApply(Decision& d) const {
   const int target = d.constrained;
   if (!may_apply_.load()) {  // a follower: say so even when there is nothing to apply
     std::lock_guard<std::mutex> lock(reason_mu_);
@@ -391,16 +442,20 @@ void Controller::Act(Workload& w, TimePoint now, Decision& d) {
       d.action_detail +=
           ": would scale " + std::to_string(d.current) + " -> " + std::to_string(target);
     }
-    return;
+    return false;
   }
-  if (target == d.current) return;
-  WorkloadBinding& b = w.binding;
+  if (target == d.current) return false;
   if (options_.dry_run) {
     d.action_detail =
         "dry run: would scale " + std::to_string(d.current) + " -> " + std::to_string(target);
-    return;
+    return false;
   }
-  Status st = b.actuator->Apply(b.ref, target);
+  return true;
+}
+
+void Controller::RecordApply(Workload& w, TimePoint now, Decision& d, const Status& st) {
+  const int target = d.constrained;
+  const WorkloadBinding& b = w.binding;
   if (st.ok()) {
     d.action = Action::kScaled;
     d.action_detail = std::to_string(d.current) + " -> " + std::to_string(target);

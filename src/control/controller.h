@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "control/collector.h"
+#include "control/engine_calls.h"
 #include "control/executor.h"
 #include "control/live_board.h"
 #include "control/pool_watch.h"
@@ -105,6 +106,10 @@ struct ControllerOptions {
   bool dry_run = false;
   // Where events worth one log line go (the Store failing and resuming); null: nowhere.
   std::function<void(const std::string&)> log;
+  // Set: each tick's Observe and Apply calls run on the engines' own threads, concurrently,
+  // with a deadline (engine_calls.h), so one slow engine delays no other workload. Unset: each
+  // call is made in the tick's thread, in order (the simulator, unit tests).
+  std::optional<EngineCallOptions> engine_calls;
 };
 
 class Controller {
@@ -186,7 +191,12 @@ class Controller {
   void StartCollecting(Workload& w);
   // Observe, signals, recommend, stabilize, constrain: `d.constrained` is what the workload
   // wants. `acts` is set when it got that far (observed, valid recommendation).
-  Decision Plan(Workload& w, bool& acts);
+  Decision Plan(Workload& w, Result<ScaleState> scale, bool& acts);
+  // Every listed workload's Observe, inline or through engine_calls_.
+  std::vector<Result<ScaleState>> ObserveAll(const std::vector<size_t>& which);
+  // Applies the listed workloads' d.constrained (ds[i] is workloads_[i]'s), concurrently when
+  // engine_calls_ is set, and records each outcome in its Decision.
+  void ActAll(const std::vector<size_t>& which, TimePoint now, std::vector<Decision*>& ds);
   // The elastic workload's room in the pool as of the last allocation, as a max_available.
   std::optional<int> PoolRoom(const Workload& w, int current, std::optional<int> engine) const;
   // Runs the allocator over this tick's plans; writes each grant into its Decision.
@@ -201,7 +211,9 @@ class Controller {
   static const ReplicaSet* Replicas(Workload& w);
   void Resolve(const Workload& w, Decision& d) const;
   void RecordCompleted(Decision& d) const;
-  void Act(Workload& w, TimePoint now, Decision& d);
+  // True when `d` calls for an Apply; otherwise says in `d` why not (a follower, a dry run).
+  bool ShouldApply(Decision& d) const;
+  void RecordApply(Workload& w, TimePoint now, Decision& d, const Status& st);
   // Applies an operator's override to d.constrained and says so in constrain_reason; true when
   // it changed the size to act on.
   bool ApplySteering(Workload& w, Decision& d) const;
@@ -218,6 +230,7 @@ class Controller {
   ControllerOptions options_;
   InlineExecutor inline_executor_;
   Collector collector_;
+  std::unique_ptr<EngineCalls> engine_calls_;  // null: engines called inline
   std::vector<std::unique_ptr<Workload>> workloads_;
   // Of workloads_, so Add is O(1), not O(n), and Replace and Remove find theirs by pointer.
   std::unordered_map<std::string, const Workload*> keys_;

@@ -42,6 +42,8 @@ Status Controller::Replace(WorkloadBinding b) {
     return Status::NotFound("unable to replace workload " + key + ": not managed");
   }
   RETURN_IF_ERROR(CheckPool(b, key));
+  // A call still running past its tick may use the old binding's engine: let it end first.
+  if (engine_calls_ && b.actuator != workloads_[i]->binding.actuator) engine_calls_->Settle(key);
   Workload& old = *workloads_[i];
   auto w = std::make_unique<Workload>(std::move(b));
   const std::string base = w->binding.state_key.empty() ? key : w->binding.state_key;
@@ -88,6 +90,8 @@ Status Controller::Remove(const std::string& key) {
     if (!st.ok()) st = st.Wrap("unable to write the states of removed workload " + key);
   }
   collector_.Remove(workloads_[i]->collect_id);
+  // A call still running past its tick may use the engine, which may go with the workload.
+  if (engine_calls_) engine_calls_->Settle(key);
   if (options_.telemetry) {
     for (const char* gauge :
          {"aiscale_workload_desired_replicas", "aiscale_workload_current_replicas",

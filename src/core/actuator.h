@@ -5,6 +5,13 @@
 // count and is idempotent: applying the current desired value is a no-op that succeeds.
 // Both return errors as values ("unable to set scale for ns/name: 409 conflict"); an error
 // leaves the engine as it was, as far as the actuator can tell. Thread-safe.
+//
+// Time bounds (the daemon calls Observe and Apply on the engines' own threads, with a deadline:
+// control/engine_calls.h): Kubernetes, Observe is two GETs (scale, object) and Apply a GET and
+// a PATCH (twice on a 409), each call ≤ call_timeout (10 s, retries included); Slurm, Observe
+// reads the poller's last snapshot (no command), Apply is one squeue and one sbatch per replica
+// added, each ≤ command_timeout (5 s; stops run on their own threads); local, in-process, no
+// waits. Endpoints is called on the tick thread and never waits on the network or a command.
 #pragma once
 
 #include <string>

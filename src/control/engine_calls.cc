@@ -1,0 +1,178 @@
+#include "control/engine_calls.h"
+
+#include <cstdio>
+
+namespace aiscale::control {
+
+// One call, shared by the tick that waits for it and the thread that makes it; guarded by
+// EngineCalls::mu_.
+struct EngineCalls::Pending {
+  std::string key;
+  std::string engine;
+  bool apply = false;
+  bool started = false;
+  bool done = false;
+  bool cancelled = false;  // not started by the deadline: it never will be
+  Clock::time_point made{};
+  Result<ScaleState> scale{Status::Unavailable("not observed")};
+  Status status;
+};
+
+namespace {
+
+std::string Secs(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g", s);
+  return buf;
+}
+
+}  // namespace
+
+EngineCalls::EngineCalls(EngineCallOptions options) : options_(options) {
+  if (options_.threads_per_engine == 0) options_.threads_per_engine = 1;
+}
+
+EngineCalls::~EngineCalls() { pools_.clear(); }
+
+Executor& EngineCalls::PoolOf(const std::string& engine) {
+  auto& pool = pools_[engine];
+  if (!pool) pool = std::make_unique<ThreadPoolExecutor>(options_.threads_per_engine);
+  return *pool;
+}
+
+std::vector<std::shared_ptr<EngineCalls::Pending>> EngineCalls::Start(
+    const std::vector<Call>& calls, bool apply, std::vector<std::string>& busy) {
+  std::vector<std::shared_ptr<Pending>> ps(calls.size());
+  busy.assign(calls.size(), {});
+  const Clock::time_point now = Clock::now();
+  for (size_t i = 0; i < calls.size(); ++i) {
+    const Call& c = calls[i];
+    std::string key = c.ref.Key();
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      auto it = late_.find(key);
+      if (it != late_.end() && !it->second->done) {
+        const Pending& p = *it->second;
+        busy[i] = "the engine (" + p.engine + ") has not yet answered the " +
+                  (p.apply ? "Apply" : "Observe") + " call made " +
+                  Secs(std::chrono::duration<double>(now - p.made).count()) +
+                  " s ago; no other call is made for this workload until it does";
+        continue;
+      }
+      if (it != late_.end()) late_.erase(it);
+    }
+    auto p = std::make_shared<Pending>();
+    p->key = std::move(key);
+    p->engine = std::string(c.engine->Name());
+    p->apply = apply;
+    p->made = now;
+    PoolOf(p->engine).Run([this, p, c] {
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        if (p->cancelled) return;
+        p->started = true;
+      }
+      Result<ScaleState> scale{Status::Unavailable("not observed")};
+      Status status;
+      if (p->apply) {
+        status = c.engine->Apply(c.ref, c.desired);
+      } else {
+        scale = c.engine->Observe(c.ref);
+      }
+      std::lock_guard<std::mutex> lock(mu_);
+      p->scale = std::move(scale);
+      p->status = std::move(status);
+      p->done = true;
+      done_.notify_all();
+    });
+    ps[i] = std::move(p);
+  }
+  return ps;
+}
+
+void EngineCalls::Await(const std::vector<std::shared_ptr<Pending>>& ps, Clock::time_point until) {
+  std::unique_lock<std::mutex> lock(mu_);
+  done_.wait_until(lock, until, [&] {
+    for (const auto& p : ps) {
+      if (p && !p->done) return false;
+    }
+    return true;
+  });
+  for (const auto& p : ps) {
+    if (!p || p->done) continue;
+    if (p->started) {
+      late_[p->key] = p;
+    } else {
+      p->cancelled = true;
+    }
+  }
+}
+
+// Why call `p` has no answer at the deadline; mu_ held by the caller or p settled.
+std::string EngineCalls::Unanswered(const Pending& p, Duration deadline) const {
+  const std::string what = p.apply ? "Apply" : "Observe";
+  if (!p.started) {
+    return what + " not started within " + Secs(ToSeconds(deadline)) + " s: the engine's (" +
+           p.engine + ") " + std::to_string(options_.threads_per_engine) +
+           " call slots were busy; it is not made late";
+  }
+  return "no answer from the engine (" + p.engine + ") to " + what + " within " +
+         Secs(ToSeconds(deadline)) + " s; the call goes on, and the next observation shows " +
+         "what it did";
+}
+
+std::vector<Result<ScaleState>> EngineCalls::Observe(const std::vector<Call>& calls) {
+  std::vector<std::string> busy;
+  const auto ps = Start(calls, false, busy);
+  Await(ps, Clock::now() + options_.observe_deadline);
+  std::vector<Result<ScaleState>> out;
+  out.reserve(calls.size());
+  std::lock_guard<std::mutex> lock(mu_);
+  for (size_t i = 0; i < calls.size(); ++i) {
+    if (!ps[i]) {
+      out.emplace_back(Status::DeadlineExceeded(busy[i]));
+    } else if (ps[i]->done) {
+      out.push_back(std::move(ps[i]->scale));
+    } else {
+      out.emplace_back(Status::DeadlineExceeded(Unanswered(*ps[i], options_.observe_deadline)));
+    }
+  }
+  return out;
+}
+
+std::vector<Status> EngineCalls::Apply(const std::vector<Call>& calls) {
+  std::vector<std::string> busy;
+  const auto ps = Start(calls, true, busy);
+  Await(ps, Clock::now() + options_.apply_deadline);
+  std::vector<Status> out;
+  out.reserve(calls.size());
+  std::lock_guard<std::mutex> lock(mu_);
+  for (size_t i = 0; i < calls.size(); ++i) {
+    if (!ps[i]) {
+      out.push_back(Status::DeadlineExceeded(busy[i]));
+    } else if (ps[i]->done) {
+      out.push_back(std::move(ps[i]->status));
+    } else {
+      out.push_back(Status::DeadlineExceeded(Unanswered(*ps[i], options_.apply_deadline)));
+    }
+  }
+  return out;
+}
+
+void EngineCalls::Settle(const std::string& key) {
+  std::unique_lock<std::mutex> lock(mu_);
+  auto it = late_.find(key);
+  if (it == late_.end()) return;
+  const std::shared_ptr<Pending> p = it->second;
+  done_.wait(lock, [&] { return p->done; });
+  late_.erase(key);
+}
+
+size_t EngineCalls::Late() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  size_t n = 0;
+  for (const auto& [key, p] : late_) n += !p->done;
+  return n;
+}
+
+}  // namespace aiscale::control
