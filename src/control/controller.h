@@ -1,7 +1,9 @@
 // Controller: one tick = for every workload, observe -> recommend -> stabilize -> constrain ->
 // act -> record a Decision. Signals come from the Collector's snapshots, so a tick never waits
-// on the network; Collect() starts the fetches that are due (the daemon calls it from its own
-// thread, the simulator as a queue event, tests before each Tick).
+// on the network for them; Collect() starts the fetches that are due (the daemon calls it from
+// its own thread, the simulator as a queue event, tests before each Tick). The engines' calls
+// wait at most a deadline, and one hung engine never delays another (ControllerOptions::
+// engine_calls, as the daemon runs; inline in the simulator).
 //
 // Promises: missing, stale or invalid signals, failed or late fetches never lead to a
 // scale-down (the Decision says which signal was missing); a workload whose engine reports it
