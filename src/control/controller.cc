@@ -23,6 +23,9 @@ void DeclareMetrics(Telemetry& t) {
   t.DeclareCounter("aiscale_store_write_errors_total",
                    "Ticks whose decisions and states the Store could not write (a full disk...).");
   t.DeclareGauge("aiscale_store_writable", "1 when the last write to the Store succeeded, else 0.");
+  t.DeclareGauge("aiscale_engine_calls_late",
+                 "Engine calls (Observe, Apply) still running past their tick's deadline; their "
+                 "workloads hold until each ends.");
   t.DeclareGauge("aiscale_workload_desired_replicas", "Replicas the last decision asked for.");
   t.DeclareGauge("aiscale_workload_current_replicas", "Replicas in the engine's spec.");
   t.DeclareGauge("aiscale_workload_ready_replicas", "Replicas ready to do work.");
@@ -202,6 +205,10 @@ std::vector<Decision> Controller::Tick() {
     for (size_t i = 0; i < out.size(); ++i)
       Count(out[i], HeldForMissingData(*workloads_[i], out[i]));
     options_.telemetry->Add("aiscale_ticks_total", {});
+    if (engine_calls_) {
+      options_.telemetry->Set("aiscale_engine_calls_late", {},
+                              static_cast<double>(engine_calls_->Late()));
+    }
     options_.telemetry->Observe(
         "aiscale_tick_duration_seconds", {},
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());

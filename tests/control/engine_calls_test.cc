@@ -130,7 +130,10 @@ std::vector<Decision> TickUntilObserved(Controller& ctl, const std::string& name
 TEST(EngineCalls, OneHungEngineDelaysNoOtherWorkload) {
   sim::SimClock clock(AtSeconds(1000));
   GateActuator kube("kubernetes"), slurm("slurm");
-  Controller ctl(clock, nullptr, Threaded(4));
+  Telemetry metrics;
+  ControllerOptions o = Threaded(4);
+  o.telemetry = &metrics;
+  Controller ctl(clock, nullptr, o);
   ASSERT_TRUE(ctl.Add(Bind("a", kube)).ok());
   ASSERT_TRUE(ctl.Add(Bind("train", slurm)).ok());
   ASSERT_TRUE(ctl.Add(Bind("b", kube)).ok());
@@ -153,12 +156,14 @@ TEST(EngineCalls, OneHungEngineDelaysNoOtherWorkload) {
             std::string::npos)
       << Of(ds, "train").action_detail;
   EXPECT_EQ(Of(ds, "a").current, 3);
+  EXPECT_EQ(metrics.Value("aiscale_engine_calls_late", {}), 1);
   slurm.Release();
   slurm.AwaitNoneHeld();
   ds = TickUntilObserved(ctl, "train");
   EXPECT_EQ(Of(ds, "train").action, Action::kScaled);
   EXPECT_EQ(slurm.Applies("ns/train"), std::vector<int>({3}));
   EXPECT_EQ(slurm.Observes("ns/train"), 2);  // the held one, then the one that decided
+  EXPECT_EQ(metrics.Value("aiscale_engine_calls_late", {}), 0);
 }
 
 TEST(EngineCalls, AnApplyPastItsDeadlineIsReportedAndNotRepeated) {
