@@ -200,7 +200,9 @@ TEST_F(LocalGpuSlotsTest, CrashedReplicaGivesItsSlotsBack) {
       << Observe("b").detail;
   std::ofstream(dir_ + "/crash") << "now\n";
   ASSERT_TRUE(WaitFor([&] { return Index("start b-0 0 0") >= 0; })) << Observe("b").detail;
-  EXPECT_EQ(Observe("b").ready, 1);
+  // The replica writes its line as it starts; the supervisor marks it ready on its own thread,
+  // which on a busy machine can come after the line.
+  EXPECT_TRUE(WaitFor([&] { return Observe("b").ready == 1; })) << Observe("b").detail;
   EXPECT_NE(Observe("a").detail.find("exited with status 3"), std::string::npos)
       << Observe("a").detail;
 }
