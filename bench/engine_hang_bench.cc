@@ -100,7 +100,9 @@ std::vector<double> Run(const Args& a, bool threaded, int ticks) {
   auto policy = std::make_shared<FlipPolicy>();
   for (int i = 0; i <= a.workloads; ++i) {
     control::WorkloadBinding b;
-    b.ref = {"Deployment", "ns", i == a.workloads ? "hung" : "w" + std::to_string(i)};
+    std::string name = "w";  // appended, not "w" + ...: GCC 12's -Wrestrict false positive
+    name += std::to_string(i);
+    b.ref = {"Deployment", "ns", i == a.workloads ? "hung" : name};
     b.policy = policy;
     b.actuator = i == a.workloads ? static_cast<Actuator*>(&slurm) : &kube;
     if (!ctl.Add(std::move(b)).ok()) std::exit(2);
