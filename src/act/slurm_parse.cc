@@ -217,8 +217,11 @@ std::optional<int> GresGpus(std::string_view gres) {
 }
 
 bool JobIsActive(const SlurmJob& job) {
+  // COMPLETING: the job ended but Slurm has not finished with it (its processes may still be
+  // exiting, its epilog running); its final state (COMPLETED, FAILED...) comes next. Gone
+  // before that, a job that finished was resubmitted before its COMPLETED was seen.
   return job.state == "PENDING" || job.state == "CONFIGURING" || job.state == "RUNNING" ||
-         job.state == "REQUEUED" || job.state == "RESIZING";
+         job.state == "REQUEUED" || job.state == "RESIZING" || job.state == "COMPLETING";
 }
 
 bool JobIsRunning(const SlurmJob& job) { return job.state == "RUNNING"; }

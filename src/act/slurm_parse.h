@@ -55,7 +55,8 @@ Result<std::vector<SlurmNode>> ParseSinfoText(std::string_view text);
 std::optional<int> GresGpus(std::string_view gres);
 
 // Whether a job counts toward a workload's size: waiting for or holding a node.
-bool JobIsActive(const SlurmJob& job);  // PENDING, CONFIGURING, RUNNING (and REQUEUED, RESIZING)
+// PENDING, CONFIGURING, RUNNING (and REQUEUED, RESIZING, COMPLETING: not yet in a final state)
+bool JobIsActive(const SlurmJob& job);
 bool JobIsRunning(const SlurmJob& job);
 
 // The tag aiscale gives replica `replica` of workload `workload`: "aiscale:<workload>:<i>".

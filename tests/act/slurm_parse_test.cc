@@ -77,6 +77,26 @@ TEST(SlurmParse, SqueueJsonReasonAndActiveStates) {
   }
 }
 
+// A job that ended stays the workload's until Slurm gives its final state: while COMPLETING
+// it is not running and not gone (gone, a finished job was submitted again).
+TEST(SlurmParse, ActiveUntilAFinalState) {
+  const struct {
+    const char* state;
+    bool active, running;
+  } cases[] = {
+      {"PENDING", true, false},    {"RUNNING", true, true},     {"COMPLETING", true, false},
+      {"COMPLETED", false, false}, {"FAILED", false, false},    {"CANCELLED", false, false},
+      {"TIMEOUT", false, false},   {"NODE_FAIL", false, false},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.state);
+    SlurmJob job;
+    job.state = c.state;
+    EXPECT_EQ(JobIsActive(job), c.active);
+    EXPECT_EQ(JobIsRunning(job), c.running);
+  }
+}
+
 TEST(SlurmParse, SqueueErrors) {
   struct Case {
     const char* name;
