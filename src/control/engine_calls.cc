@@ -121,42 +121,44 @@ std::string EngineCalls::Unanswered(const Pending& p, Duration deadline) const {
          "what it did";
 }
 
-std::vector<Result<ScaleState>> EngineCalls::Observe(const std::vector<Call>& calls) {
+std::vector<std::shared_ptr<EngineCalls::Pending>> EngineCalls::Run(const std::vector<Call>& calls,
+                                                                    bool apply, Duration deadline,
+                                                                    std::vector<Status>& why) {
   std::vector<std::string> busy;
-  const auto ps = Start(calls, false, busy);
-  Await(ps, Clock::now() + options_.observe_deadline);
-  std::vector<Result<ScaleState>> out;
-  out.reserve(calls.size());
+  std::vector<std::shared_ptr<Pending>> ps = Start(calls, apply, busy);
+  Await(ps, Clock::now() + deadline);
+  why.assign(calls.size(), Status::Ok());
+  // A call seen done here, under the lock, is never touched by its thread again.
   std::lock_guard<std::mutex> lock(mu_);
   for (size_t i = 0; i < calls.size(); ++i) {
     if (!ps[i]) {
-      out.emplace_back(Status::DeadlineExceeded(busy[i]));
-    } else if (ps[i]->done) {
-      out.push_back(std::move(ps[i]->scale));
-    } else {
-      out.emplace_back(Status::DeadlineExceeded(Unanswered(*ps[i], options_.observe_deadline)));
+      why[i] = Status::DeadlineExceeded(busy[i]);
+    } else if (!ps[i]->done) {
+      why[i] = Status::DeadlineExceeded(Unanswered(*ps[i], deadline));
+      ps[i] = nullptr;
     }
+  }
+  return ps;
+}
+
+std::vector<Result<ScaleState>> EngineCalls::Observe(const std::vector<Call>& calls) {
+  std::vector<Status> why;
+  const auto ps = Run(calls, false, options_.observe_deadline, why);
+  std::vector<Result<ScaleState>> out;
+  out.reserve(calls.size());
+  for (size_t i = 0; i < calls.size(); ++i) {
+    out.push_back(ps[i] ? std::move(ps[i]->scale) : Result<ScaleState>(std::move(why[i])));
   }
   return out;
 }
 
 std::vector<Status> EngineCalls::Apply(const std::vector<Call>& calls) {
-  std::vector<std::string> busy;
-  const auto ps = Start(calls, true, busy);
-  Await(ps, Clock::now() + options_.apply_deadline);
-  std::vector<Status> out;
-  out.reserve(calls.size());
-  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<Status> why;
+  const auto ps = Run(calls, true, options_.apply_deadline, why);
   for (size_t i = 0; i < calls.size(); ++i) {
-    if (!ps[i]) {
-      out.push_back(Status::DeadlineExceeded(busy[i]));
-    } else if (ps[i]->done) {
-      out.push_back(std::move(ps[i]->status));
-    } else {
-      out.push_back(Status::DeadlineExceeded(Unanswered(*ps[i], options_.apply_deadline)));
-    }
+    if (ps[i]) why[i] = std::move(ps[i]->status);
   }
-  return out;
+  return why;
 }
 
 void EngineCalls::Settle(const std::string& key) {

@@ -63,6 +63,10 @@ class EngineCalls {
   std::vector<std::shared_ptr<Pending>> Start(const std::vector<Call>& calls, bool apply,
                                               std::vector<std::string>& busy);
   void Await(const std::vector<std::shared_ptr<Pending>>& ps, Clock::time_point until);
+  // Starts `calls` and waits up to `deadline`: an answered call's Pending, or null with
+  // why[i] saying why there is no answer.
+  std::vector<std::shared_ptr<Pending>> Run(const std::vector<Call>& calls, bool apply,
+                                            Duration deadline, std::vector<Status>& why);
   std::string Unanswered(const Pending& p, Duration deadline) const;
   Executor& PoolOf(const std::string& engine);
 
