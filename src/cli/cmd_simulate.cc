@@ -13,6 +13,7 @@
 
 #include "cli/commands.h"
 #include "cli/pool_table.h"
+#include "cli/tenant_table.h"
 #include "report/comparison.h"
 #include "report/report_json.h"
 #include "sim/report.h"
@@ -195,12 +196,16 @@ int RunSimulation(const SimFlags& f) {
   const double wall =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   if (f.json) {
-    std::cout << report::ToJson(built).dump(1, ' ', false, nlohmann::json::error_handler_t::replace)
+    std::cout << sim::ReportJson(*result, built)
+                     .dump(1, ' ', false, nlohmann::json::error_handler_t::replace)
               << "\n";
   } else {
     std::cout << "scenario " << result->scenario << " (seed " << result->seed << ")\n\n";
     PrintTable(built, std::cout);
     if (!built.pool_comparison.is_null()) PrintPoolComparison(built.pool_comparison, std::cout);
+    if (!result->tenant_comparison.is_null()) {
+      PrintTenantComparison(result->tenant_comparison, std::cout);
+    }
     std::cout << "\nwrote " << written->json_path << "\nwrote " << written->html_path << "\n";
     for (const auto& p : written->decision_logs) std::cout << "wrote " << p << "\n";
     std::cout << "simulated in " << Cell(wall, 2) << " s\n";

@@ -41,7 +41,13 @@ report::Report BuildReport(const ScenarioResult& r) {
   return out;
 }
 
-nlohmann::json ReportJson(const ScenarioResult& r) { return report::ToJson(BuildReport(r)); }
+nlohmann::json ReportJson(const ScenarioResult& r, const report::Report& built) {
+  nlohmann::json out = report::ToJson(built);
+  if (!r.tenant_comparison.is_null()) out["tenant_comparison"] = r.tenant_comparison;
+  return out;
+}
+
+nlohmann::json ReportJson(const ScenarioResult& r) { return ReportJson(r, BuildReport(r)); }
 
 std::string DecisionLogJsonl(const RunResult& r) {
   std::ostringstream os;
@@ -77,7 +83,7 @@ Result<WrittenReport> WriteReport(const ScenarioResult& r, const report::Report&
   out.html_path = (base / "report.html").string();
   RETURN_IF_ERROR(WriteFileAtomic(
       out.json_path,
-      report::ToJson(built).dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n"));
+      ReportJson(r, built).dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n"));
   RETURN_IF_ERROR(WriteFileAtomic(out.html_path, report::ReportHtml(built)));
   for (const auto& run : r.runs) {
     names.push_back(DecisionLogFileName(run.policy));

@@ -21,6 +21,9 @@ report::RunSummary Summarize(const RunResult& r);
 report::Report BuildReport(const ScenarioResult& r);
 // report.json's document: report::ToJson(BuildReport(r)).
 nlohmann::json ReportJson(const ScenarioResult& r);
+// The same from a report already built, with the many-tenant comparison (sim/tenant_report.h)
+// added under "tenant_comparison" when the scenario has one.
+nlohmann::json ReportJson(const ScenarioResult& r, const report::Report& built);
 // One ToJson(Decision) per line, in tick order: the golden-file format.
 std::string DecisionLogJsonl(const RunResult& r);
 

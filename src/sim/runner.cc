@@ -18,6 +18,7 @@
 #include "sim/sim_actuator.h"
 #include "sim/sim_pool.h"
 #include "sim/sim_source.h"
+#include "sim/tenant_report.h"
 #include "sim/workload_factory.h"
 
 namespace aiscale::sim {
@@ -59,6 +60,20 @@ double WorkFraction(const Simulation& sim, double duration_s) {
   return known ? f : SinceEpochSeconds(sim.q.Now()) / duration_s;
 }
 
+// The GPUs workload i's tenant is guaranteed when it is that tenant's only workload; else -1.
+int64_t SoleTenantGuarantee(const Scenario& s, const PoolSpec& pool, size_t i) {
+  const std::string& tenant = s.workloads[i].spec.pool.tenant;
+  const int t = pool.TenantIndex(tenant);
+  if (t < 0) return -1;
+  for (size_t k = 0; k < s.workloads.size(); ++k) {
+    if (k != i && s.workloads[k].spec.pool.tenant == tenant) return -1;
+  }
+  return pool.tenants[static_cast<size_t>(t)].guaranteed;
+}
+
+// The idealized run of a pool comparison: reclaims free and instant (sim/tenant_report.h).
+bool FreeRestarts(const PolicyRun& run) { return run.role == "free_borrowing"; }
+
 }  // namespace
 
 Result<RunResult> RunPolicy(const Scenario& s, const PolicyRun& run, const RunOptions& opt) {
@@ -71,6 +86,9 @@ Result<RunResult> RunPolicy(const Scenario& s, const PolicyRun& run, const RunOp
   sim.cluster = std::make_unique<Cluster>(s.cluster, sim.q, s.seed);
   sim.cluster->ScheduleFailures(s.failures, AtSeconds(s.duration_s));
   std::vector<int> initial;  // each workload's size at the start of this run
+  // The pool's engine side exists before the workloads, which may look at it; they are added
+  // to it once their initial sizes are known.
+  if (run.pool) sim.pool = std::make_unique<SimPool>(run.pool->size.value_or(0), sim.q);
   for (const auto& w : s.workloads) {
     const WorkloadKind* kind = FindWorkloadKind(w.kind);
     if (!kind) return Status::Error("unable to run " + w.name + ": unknown kind " + w.kind);
@@ -82,6 +100,11 @@ Result<RunResult> RunPolicy(const Scenario& s, const PolicyRun& run, const RunOp
                     sim.cluster.get(),
                     s.report_interval_s,
                     opt.cache.get()};
+    if (run.pool) {
+      env.pool = sim.pool.get();
+      env.guaranteed_gpus = SoleTenantGuarantee(s, *run.pool, sim.workloads.size());
+    }
+    env.free_restarts = FreeRestarts(run);
     auto built = kind->build(w.node, env);
     if (!built) return s.errors->ToStatus().Wrap("unable to build workload " + w.name);
     // Sizes from the workload's own data: static-peak (the run starts warm at it and the
@@ -124,7 +147,6 @@ Result<RunResult> RunPolicy(const Scenario& s, const PolicyRun& run, const RunOp
                              std::to_string(starts) + " GPUs, more than the pool's " +
                              std::to_string(run.pool->size.value_or(0)));
     }
-    sim.pool = std::make_unique<SimPool>(run.pool->size.value_or(0), sim.q);
     for (size_t i = 0; i < s.workloads.size(); ++i) {
       sim.pool->Add(sim.workloads[i].get(), s.workloads[i].spec.pool.gpus_per_replica, initial[i]);
     }
@@ -144,6 +166,7 @@ Result<RunResult> RunPolicy(const Scenario& s, const PolicyRun& run, const RunOp
   for (size_t i = 0; i < s.workloads.size(); ++i) {
     WorkloadSpec spec = s.workloads[i].spec;
     spec.ref = sim.workloads[i]->ref();
+    if (FreeRestarts(run)) spec.cold_start_s = 0;  // no restart to hold a regrowth for
     control::SourceLookup sources{nullptr, sim.source.get()};
     ASSIGN_OR_RETURN(control::WorkloadBinding b,
                      control::Assemble(spec, run.pipelines[i], sources, sim.actuator.get(),
@@ -213,7 +236,7 @@ Result<RunResult> RunPolicy(const Scenario& s, const PolicyRun& run, const RunOp
   sample();
   for (size_t i = 0; i < sim.workloads.size(); ++i) {
     WorkloadRun w{sim.workloads[i]->ref().name, sim.workloads[i]->Summary(),
-                  std::move(sim.timelines[i])};
+                  std::move(sim.timelines[i]), sim.workloads[i]->KindFigures()};
     w.summary.name = w.name;
     out.workloads.push_back(std::move(w));
   }
@@ -241,7 +264,8 @@ Result<ScenarioResult> RunScenario(const Scenario& s, const RunOptions& opt) {
     if (!one.ok()) return one.status().Wrap("unable to run policy " + run.label);
     r.runs.push_back(std::move(one).value());
   }
-  if (s.pool) r.pool_comparison = PoolComparison(s, r);
+  if (s.pool) r.tenant_comparison = TenantComparison(s, r);
+  if (s.pool && r.tenant_comparison.is_null()) r.pool_comparison = PoolComparison(s, r);
   return r;
 }
 

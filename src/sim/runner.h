@@ -50,6 +50,7 @@ struct WorkloadRun {
   std::string name;
   report::WorkloadSummary summary;              // SimWorkload::Summary(), named
   std::vector<report::TimelinePoint> timeline;  // sampled every report interval
+  nlohmann::json figures;                       // SimWorkload::KindFigures()
 };
 
 struct RunResult {
@@ -74,7 +75,8 @@ struct ScenarioResult {
   double duration_limit_s = 0;
   report::Targets targets;  // the scenario's, for the report's verdicts
   std::vector<RunResult> runs;
-  nlohmann::json pool_comparison;  // sim/pool_report.h; null without a pool and roles
+  nlohmann::json pool_comparison;    // sim/pool_report.h; null without a pool and roles
+  nlohmann::json tenant_comparison;  // sim/tenant_report.h; null without GpuDemand tenants
 };
 
 Result<RunResult> RunPolicy(const Scenario& s, const PolicyRun& run, const RunOptions& opt);

@@ -19,8 +19,9 @@ void ReadScenarioMembership(const config::ConfigNode& w, const Scenario& s, Work
 }
 
 const std::vector<std::string>& PoolRoles() {
-  static const std::vector<std::string> kRoles = {"static_partition", "separate_autoscalers",
-                                                  "whole_job", "pool", "alone"};
+  static const std::vector<std::string> kRoles = {
+      "static_partition", "separate_autoscalers", "whole_job", "pool", "alone",
+      "static_quotas",    "free_borrowing"};
   return kRoles;
 }
 

@@ -26,7 +26,7 @@ void ReadScenarioPool(const config::ConfigNode& spec, Scenario& s);
 // Each workload's pool fields (after its common fields are read).
 void ReadScenarioMembership(const config::ConfigNode& w, const Scenario& s, WorkloadSpec& spec);
 
-// A per-workload entry's `role` in a pool comparison (sim/pool_report.h).
+// A per-workload entry's `role` in a pool comparison (sim/pool_report.h, sim/tenant_report.h).
 const std::vector<std::string>& PoolRoles();
 
 // True for a compare entry with a label and no policy name (the per-workload form).

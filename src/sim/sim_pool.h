@@ -40,6 +40,7 @@ class SimPool final : public PoolSource {
   Result<PoolCapacity> Observe() override;
 
   int64_t size() const { return gpus_; }
+  int64_t IdleGpus() const { return Free(); }  // GPUs no running replica holds now
   // For report.json: per workload GPU-seconds held and pending, and the pool's utilization.
   nlohmann::json Summary();
   double HeldGpus() const;  // now

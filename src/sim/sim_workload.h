@@ -48,6 +48,9 @@ class SimWorkload {
   // Seconds from asking for a bigger size until the new size does work (provisioning plus
   // restart cost for training, plus model load for inference): the policy's cold_start_s.
   virtual double ColdStartSeconds() const { return 0; }
+  // Figures of the kind the typed report has no field for yet (a GpuDemand tenant's GPU-minutes,
+  // sim/demand/gpu_demand.h), read by the comparison that needs them; null when none.
+  virtual nlohmann::json KindFigures() const { return nullptr; }
   // GPUs one replica holds (a training node's GPUs, an inference replica's), for a shared pool.
   virtual int GpusPerReplica() const { return 1; }
   // Fraction of the workload's work done, 0-1, for progress display; negative when the

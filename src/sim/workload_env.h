@@ -11,6 +11,7 @@ namespace aiscale::sim {
 
 class Cluster;
 class RunCache;
+class SimPool;
 
 struct WorkloadEnv {
   std::string name;
@@ -21,6 +22,14 @@ struct WorkloadEnv {
   Cluster* cluster = nullptr;
   double report_interval_s = 60;  // how often the report's timeline samples the workload
   RunCache* cache = nullptr;      // results shared by the scenario's runs (may be null)
+  // In a run with a shared pool: the pool the replicas are placed on (valid while it runs),
+  // and the GPUs the workload's tenant is guaranteed when it is the tenant's only workload (-1
+  // otherwise: a guarantee shared by several workloads is no one workload's).
+  const SimPool* pool = nullptr;
+  int64_t guaranteed_gpus = -1;
+  // The run stands for an idealized engine where restarts are free and instant (a pool
+  // comparison's `free_borrowing` role): kinds that pay restarts pay none.
+  bool free_restarts = false;
 };
 
 }  // namespace aiscale::sim

@@ -1,5 +1,6 @@
 #include "sim/workload_factory.h"
 
+#include "sim/demand/gpu_demand.h"
 #include "sim/inference/inference_service.h"
 #include "sim/training_job.h"
 
@@ -21,6 +22,7 @@ std::unique_ptr<SimWorkload> BuildTrainingJob(const config::ConfigNode& workload
 const std::vector<WorkloadKind>& WorkloadKinds() {
   // One line per kind. Keep alphabetical.
   static const std::vector<WorkloadKind> kKinds = {
+      {"GpuDemand", "demand", &demand::BuildGpuDemand},
       {"InferenceService", "service", &inference::BuildInferenceService},
       {"TrainingJob", "job", &BuildTrainingJob},
   };

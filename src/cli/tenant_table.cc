@@ -1,0 +1,58 @@
+#include "cli/tenant_table.h"
+
+#include <iomanip>
+#include <sstream>
+#include <string>
+
+namespace aiscale::cli {
+namespace {
+
+std::string Fixed(double v, int decimals) {
+  std::ostringstream os;
+  os << std::fixed << std::setprecision(decimals) << v;
+  return os.str();
+}
+
+double Tenant(const nlohmann::json& run, const std::string& name, const char* key) {
+  return run["tenants"].contains(name) ? run["tenants"][name].value(key, 0.0) : 0.0;
+}
+
+}  // namespace
+
+void PrintTenantComparison(const nlohmann::json& c, std::ostream& os) {
+  const nlohmann::json& runs = c["runs"];
+  const int w0 = 34, w = 18;
+  os << "\nshared GPU pool of " << c.value("pool_gpus", 0) << " GPUs, " << runs.size()
+     << " runs; pending GPU-minutes (demand not held)\n"
+     << std::left << std::setw(w0) << "" << std::right;
+  for (const auto& r : runs) os << std::setw(w) << r.value("label", "");
+  os << "\n";
+  auto row = [&](const std::string& label, auto cell) {
+    os << std::left << std::setw(w0) << label << std::right;
+    for (const auto& r : runs) os << std::setw(w) << cell(r);
+    os << "\n";
+  };
+  if (!runs.empty()) {
+    for (const auto& item : runs[0]["tenants"].items()) {
+      const std::string name = item.key();
+      row("  " + name,
+          [&](const auto& r) { return Fixed(Tenant(r, name, "pending_gpu_minutes"), 0); });
+    }
+  }
+  row("pending GPU-minutes, all",
+      [](const auto& r) { return Fixed(r.value("pending_gpu_minutes", 0.0), 0); });
+  row("reclaimed GPU-minutes",
+      [](const auto& r) { return Fixed(r.value("reclaimed_gpu_minutes", 0.0), 0); });
+  row("longest lent wait, grant (s)",
+      [](const auto& r) { return Fixed(r.value("lent_wait_to_grant_s", 0.0), 0); });
+  row("longest lent wait, ready (s)",
+      [](const auto& r) { return Fixed(r.value("lent_wait_to_ready_s", 0.0), 0); });
+  row("pool GPU utilization",
+      [](const auto& r) { return Fixed(r.value("pool_utilization", 0.0), 3); });
+  for (const auto& t : c["targets"]) {
+    os << (t.value("met", false) ? "  MET      " : "  NOT MET  ") << t.value("target", "") << ": "
+       << Fixed(t.value("value", 0.0), 3) << " (goal " << Fixed(t.value("goal", 0.0), 2) << ")\n";
+  }
+}
+
+}  // namespace aiscale::cli
