@@ -65,9 +65,10 @@ std::optional<int> Controller::PoolRoom(const Workload& w, int current,
   const PoolMember& m = *w.binding.pool;
   const TenantSpec& t = pool_spec_->tenants[m.tenant];
   const TenantUsage& u = last_allocation_.tenants[m.tenant];
-  // Idle GPUs it may grow into: those idle for the lend delay (StableIdle), less what is granted.
-  const int64_t idle = std::min(last_allocation_.pool_gpus - last_allocation_.granted_gpus,
-                                last_elastic_idle_.value_or(0));
+  // Idle GPUs it may grow into: those idle for the lend delay (StableIdle; every idle GPU when
+  // the delay is 0), less what is granted.
+  int64_t idle = last_allocation_.pool_gpus - last_allocation_.granted_gpus;
+  if (last_elastic_idle_) idle = std::min(idle, *last_elastic_idle_);
   int64_t borrow_room = t.borrow_limit ? t.guaranteed + *t.borrow_limit - u.granted : idle;
   const int64_t room = std::max(std::min(idle, borrow_room), t.guaranteed - u.granted);
   const int64_t replicas = std::max<int64_t>(0, room) / std::max(1, m.gpus_per_replica);
@@ -208,8 +209,9 @@ int Controller::Expected(Workload& w, const PoolClaim& c, TimePoint now) const {
 }
 
 // The fewest idle GPUs over the last lend delay: what has been idle all that time. Nothing
-// before the history covers a whole delay.
+// before the history covers a whole delay; with no delay, every idle GPU (nullopt).
 std::optional<int64_t> Controller::StableIdle(double now_s) {
+  if (pool_spec_->lend_delay_s <= 0) return std::nullopt;
   const double since = now_s - pool_spec_->lend_delay_s;
   while (idle_history_.size() > 1 && idle_history_[1].first <= since) idle_history_.pop_front();
   if (idle_history_.empty() || idle_history_.front().first > since) return 0;

@@ -1,8 +1,9 @@
 // The many-tenant comparison on two tenants with hand-made curves, where every figure can be
 // worked out by hand: a pool of 8 GPUs, tenants a and b guaranteed 4 each, one decision a
 // minute, restarts of 60 s. a asks for nothing, then 4 GPUs from minute 15 to 20; b asks for 8
-// all along. Static quotas leave b 4 short all along; the pool lends b a's idle 4 and takes
-// them back at minute 15, in one tick.
+// all along. Static quotas leave b 4 short all along; free borrowing lends b a's idle 4 at once;
+// the pool lends them once idle for its lend delay (120 s, the default); both take them back at
+// minute 15, in one tick.
 #include "sim/tenant_report.h"
 
 #include <gtest/gtest.h>
@@ -47,7 +48,8 @@ const std::string kScenario =
     "    - {label: static-quotas, role: static_quotas, pool: {tenants: [\n"
     "        {name: a, guaranteed: 4, borrow_limit: 0}, {name: b, guaranteed: 4, borrow_limit: "
     "0}]}}\n"
-    "    - {label: free-borrowing, role: free_borrowing, pool: {regrow_delay: 0s}}\n"
+    "    - {label: free-borrowing, role: free_borrowing, pool: {regrow_delay: 0s, lend_delay: "
+    "0s}}\n"
     "    - {label: aiscale-pool, role: pool}\n";
 
 const nlohmann::json* Target(const nlohmann::json& c, const std::string& prefix) {
@@ -72,10 +74,12 @@ TEST(TenantReport, TwoTenantsByHand) {
   };
   // The first decision is at minute 1: until then b's 8 are pending in every run. Then:
   // static quotas, b 4 short for 19 minutes; borrowing, b 4 short from minute 15 to 20, when
-  // a takes its guarantee back, preempting 4 of b's busy GPUs (free, or 60 s each).
+  // a takes its guarantee back, preempting 4 of b's busy GPUs (free, or 60 s each). The pool
+  // lends a's 4 once they were idle for 120 s (the ticks at minutes 1 to 3), and b's HPA sees
+  // the room one tick later: b is 4 short from minute 1 to 4 as well.
   const Want wants[] = {{"static-quotas", 0, 8 + 4 * 19, 0},
                         {"free-borrowing", 0, 8 + 4 * 5, 0},
-                        {"aiscale-pool", 0, 8 + 4 * 5, 4 * 60 / 60.0}};
+                        {"aiscale-pool", 0, 8 + 4 * 3 + 4 * 5, 4 * 60 / 60.0}};
   for (size_t i = 0; i < 3; ++i) {
     const nlohmann::json& run = c["runs"][i];
     SCOPED_TRACE(wants[i].label);
@@ -95,7 +99,7 @@ TEST(TenantReport, TwoTenantsByHand) {
 
   const nlohmann::json* pending = Target(c, "pending GPU-minutes / static quotas");
   ASSERT_NE(pending, nullptr);
-  EXPECT_NEAR((*pending)["value"].get<double>(), 28.0 / 84.0, 1e-9);
+  EXPECT_NEAR((*pending)["value"].get<double>(), 40.0 / 84.0, 1e-9);
   EXPECT_TRUE((*pending)["met"].get<bool>());
   const nlohmann::json* ready = Target(c, "guarantee ready again");
   ASSERT_NE(ready, nullptr);
