@@ -4,14 +4,10 @@
 #include <sstream>
 #include <string>
 
+#include "report/format.h"
+
 namespace aiscale::cli {
 namespace {
-
-std::string Fixed(double v, int decimals) {
-  std::ostringstream os;
-  os << std::fixed << std::setprecision(decimals) << v;
-  return os.str();
-}
 
 double FirstInference(const nlohmann::json& run, const char* key) {
   for (const auto& [name, f] : run["inference"].items()) return f.value(key, 0.0);
@@ -33,27 +29,29 @@ void PrintPoolComparison(const nlohmann::json& c, std::ostream& os) {
     os << "\n";
   };
   row("inference SLO attainment",
-      [](const auto& r) { return Fixed(FirstInference(r, "slo_attainment"), 4); });
+      [](const auto& r) { return report::FormatFixed(FirstInference(r, "slo_attainment"), 4); });
   row("inference GPU-hours",
-      [](const auto& r) { return Fixed(FirstInference(r, "gpu_hours"), 1); });
+      [](const auto& r) { return report::FormatFixed(FirstInference(r, "gpu_hours"), 1); });
   row("training samples (M)",
-      [](const auto& r) { return Fixed(r.value("samples_trained", 0.0) / 1e6, 1); });
+      [](const auto& r) { return report::FormatFixed(r.value("samples_trained", 0.0) / 1e6, 1); });
   row("training rescales",
       [](const auto& r) { return std::to_string(r.value("training_rescales", 0)); });
   row("restart seconds paid",
-      [](const auto& r) { return Fixed(r.value("restart_time_s", 0.0), 0); });
-  row("samples lost", [](const auto& r) { return Fixed(r.value("samples_lost", 0.0), 0); });
+      [](const auto& r) { return report::FormatFixed(r.value("restart_time_s", 0.0), 0); });
+  row("samples lost",
+      [](const auto& r) { return report::FormatFixed(r.value("samples_lost", 0.0), 0); });
   row("pool GPU utilization",
-      [](const auto& r) { return Fixed(r.value("pool_utilization", 0.0), 3); });
+      [](const auto& r) { return report::FormatFixed(r.value("pool_utilization", 0.0), 3); });
   if (c.contains("upper_bound_samples")) {
     os << "upper bound (training on every GPU the inference oracle leaves free, no restart cost): "
-       << Fixed(c.value("upper_bound_samples", 0.0) / 1e6, 1) << " M samples\n";
+       << report::FormatFixed(c.value("upper_bound_samples", 0.0) / 1e6, 1) << " M samples\n";
   }
   os << "inference peaks (oracle needs GPUs training holds at full size): "
      << c.value("inference_peaks", 0) << "\n";
   for (const auto& t : c["targets"]) {
     os << (t.value("met", false) ? "  MET      " : "  NOT MET  ") << t.value("target", "") << ": "
-       << Fixed(t.value("value", 0.0), 3) << " (goal " << Fixed(t.value("goal", 0.0), 2) << ")\n";
+       << report::FormatFixed(t.value("value", 0.0), 3) << " (goal "
+       << report::FormatFixed(t.value("goal", 0.0), 2) << ")\n";
   }
 }
 

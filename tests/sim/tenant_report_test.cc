@@ -101,6 +101,11 @@ TEST(TenantReport, TwoTenantsByHand) {
   ASSERT_NE(pending, nullptr);
   EXPECT_NEAR((*pending)["value"].get<double>(), 40.0 / 84.0, 1e-9);
   EXPECT_TRUE((*pending)["met"].get<bool>());
+  const nlohmann::json* reclaimed = Target(c, "reclaimed GPU-minutes");
+  ASSERT_NE(reclaimed, nullptr);  // stated, not judged against a goal
+  EXPECT_TRUE((*reclaimed)["stated"].get<bool>());
+  EXPECT_FALSE(reclaimed->contains("goal"));
+  EXPECT_NEAR((*reclaimed)["value"].get<double>(), 4.0, 1e-9);
   const nlohmann::json* ready = Target(c, "guarantee ready again");
   ASSERT_NE(ready, nullptr);
   EXPECT_DOUBLE_EQ((*ready)["goal"].get<double>(), 60 + 60);
