@@ -142,7 +142,8 @@ void Controller::AllocatePool(std::vector<Decision>& ds, const std::vector<char>
   };
   last_allocation_ = allocator_->Allocate(in);
   last_pool_note_ = in.pool_detail;
-  if (last_allocation_.pool_known) {
+  // Only a lend delay reads (and prunes) the history; without one it would only grow.
+  if (last_allocation_.pool_known && pool_spec_->lend_delay_s > 0) {
     idle_history_.emplace_back(SinceEpochSeconds(now),
                                last_allocation_.pool_gpus - last_allocation_.granted_gpus);
   }
