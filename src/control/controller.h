@@ -29,6 +29,7 @@
 #include "control/engine_calls.h"
 #include "control/executor.h"
 #include "control/live_board.h"
+#include "control/pool_loans.h"
 #include "control/pool_watch.h"
 #include "control/steering_board.h"
 #include "control/store_health.h"
@@ -201,6 +202,10 @@ class Controller {
   void ActAll(const std::vector<size_t>& which, TimePoint now, std::vector<Decision*>& ds);
   // The elastic workload's room in the pool as of the last allocation, as a max_available.
   std::optional<int> PoolRoom(const Workload& w, int current, std::optional<int> engine) const;
+  // What lent GPUs are expected to last for the elastic workload (PolicyInput::pool_lease).
+  std::optional<PolicyInput::Lease> LeaseOf(const Workload& w, int current) const;
+  // Opens or closes the workload's loan (PoolLoans) from its grant.
+  void TrackLoan(const Workload& w, const PoolClaim& c, const Grant& g, double now_s);
   // Runs the allocator over this tick's plans; writes each grant into its Decision.
   void AllocatePool(std::vector<Decision>& ds, const std::vector<char>& acts, TimePoint now);
   void RecordPool(Workload& w, Decision& d, const PoolClaim& c, const Grant& g, TimePoint now);
@@ -246,6 +251,8 @@ class Controller {
   Allocation last_allocation_;                           // for PoolRoom and the API
   std::deque<std::pair<double, int64_t>> idle_history_;  // (t_s, idle GPUs) after allocations
   std::optional<int64_t> last_elastic_idle_;             // StableIdle at the last allocation
+  PoolLoans loans_;                                      // GPUs lent to elastic workloads
+  std::optional<double> loan_estimate_;                  // loans_.Expected at the last allocation
   std::string last_pool_note_;
   mutable std::mutex reason_mu_;  // guards not_applying_reason_
   std::string not_applying_reason_;

@@ -99,6 +99,7 @@ Status Controller::Remove(const std::string& key) {
       options_.telemetry->Forget(gauge, "workload", key);
     }
   }
+  loans_.Drop(key);
   keys_.erase(key);
   workloads_.erase(workloads_.begin() + static_cast<std::ptrdiff_t>(i));
   if (i < batch_.size()) batch_.erase(batch_.begin() + static_cast<std::ptrdiff_t>(i));

@@ -76,6 +76,32 @@ std::optional<int> Controller::PoolRoom(const Workload& w, int current,
   return engine ? std::min(*engine, cap) : cap;
 }
 
+std::optional<PolicyInput::Lease> Controller::LeaseOf(const Workload& w, int current) const {
+  if (!w.binding.pool || !w.binding.pool->elastic || !last_allocation_.pool_known ||
+      !loan_estimate_) {
+    return std::nullopt;
+  }
+  const PoolMember& m = *w.binding.pool;
+  const int64_t own = pool_spec_->tenants[m.tenant].guaranteed -
+                      last_allocation_.tenants[m.tenant].granted;
+  const int64_t more = std::max<int64_t>(0, own) / std::max(1, m.gpus_per_replica);
+  return PolicyInput::Lease{static_cast<int>(std::min<int64_t>(current + more, kMaxReplicaCount)),
+                            *loan_estimate_};
+}
+
+// A loan opens when the workload grows while its tenant holds GPUs beyond its guarantee, and
+// closes when the pool takes them back or the tenant no longer borrows: what a lender's GPUs
+// were worth to a borrower, measured.
+void Controller::TrackLoan(const Workload& w, const PoolClaim& c, const Grant& g, double now_s) {
+  const bool borrows = last_allocation_.tenants[c.tenant].borrowed > 0;
+  const bool taken = g.reason == GrantReason::kShrunk || g.reason == GrantReason::kSuspended;
+  if (loans_.IsOpen(w.key)) {
+    if (taken || !borrows) loans_.Close(w.key, now_s);
+  } else if (borrows && g.replicas > c.current) {
+    loans_.Open(w.key, now_s);
+  }
+}
+
 PoolClaim Controller::ClaimOf(const Workload& w, const Decision& d, bool acts,
                               TimePoint now) const {
   const PoolMember& m = *w.binding.pool;
@@ -148,8 +174,13 @@ void Controller::AllocatePool(std::vector<Decision>& ds, const std::vector<char>
                                last_allocation_.pool_gpus - last_allocation_.granted_gpus);
   }
   for (size_t k = 0; k < index.size(); ++k) {
-    RecordPool(*workloads_[index[k]], ds[index[k]], in.claims[k], last_allocation_.grants[k], now);
+    Workload& w = *workloads_[index[k]];
+    RecordPool(w, ds[index[k]], in.claims[k], last_allocation_.grants[k], now);
+    if (w.binding.pool->elastic && last_allocation_.pool_known) {
+      TrackLoan(w, in.claims[k], last_allocation_.grants[k], SinceEpochSeconds(now));
+    }
   }
+  loan_estimate_ = loans_.Expected(SinceEpochSeconds(now));
   if (options_.telemetry) CountPool(last_allocation_);
   if (options_.board) options_.board->PublishPool(PoolViewOf(last_allocation_));
 }

@@ -28,6 +28,14 @@ struct PolicyInput {
   // In a shared pool: what the pool granted at the last tick when it was less than the policy
   // asked (nullopt otherwise). A size the pool set is its limit, not a failure of the engine.
   std::optional<int> pool_limit;
+  // In a shared pool, for an elastic workload: sizes above `secure` would run on GPUs lent by
+  // other tenants, which the pool has taken back after `expected_s` on average (PoolLoans).
+  // nullopt: not in a pool, or no loan measured yet.
+  struct Lease {
+    int secure = 0;
+    double expected_s = 0;
+  };
+  std::optional<Lease> pool_lease;
 };
 
 // A named number behind a decision ("predicted_gain_s", 412.0).

@@ -127,13 +127,13 @@ bool AllocatorRun::BestElastic(const Asker& a, Tier tier, int64_t need, Option& 
 int64_t AllocatorRun::ReclaimElastic(const Asker& a, Tier tier, int64_t need) {
   int64_t got = 0;
   Option o{};
-  // The first job shrunk pays a restart whatever it frees: it frees for the asker's expected
-  // need if it can; any further job only for what is still short now.
-  int64_t aim = std::max(need, ExpectedShort(a));
+  // A job shrunk pays a restart whatever it frees: it frees toward the asker's expected need,
+  // so the asker's next steps do not shrink it (or another) again. A job is only shrunk while
+  // something is short now.
+  const int64_t aim = std::max(need, ExpectedShort(a));
   while (got < need && BestElastic(a, tier, aim - got, o)) {
     Take(o.victim, o.to, a);
     got += o.freed;
-    aim = need;
   }
   return got;
 }

@@ -38,19 +38,23 @@ class TestPoolSource final : public PoolSource {
   int observed = 0;
 };
 
-// Wants whatever its own signal says (one signal per workload, so the test sets each).
+// Wants whatever its own signal says (one signal per workload, so the test sets each), and
+// keeps the pool lease it was last told of in `lease`.
 class WantPolicy final : public Policy {
  public:
   explicit WantPolicy(std::string signal) : signal_(std::move(signal)) {}
   std::string_view Name() const override { return "want"; }
   Recommendation Recommend(const PolicyInput& in, PersistentState& state) const override {
     (void)state;
+    *lease = in.pool_lease;
     const SignalSnapshot& s = in.signals.Get(signal_);
     if (!s.ok()) return {in.current, false, "no_data", "no " + signal_, {}};
     const int n = static_cast<int>(s.mean);
     return {n, true, "want", "asked " + std::to_string(n), {}};
   }
   std::vector<std::string> Signals() const override { return {signal_}; }
+  std::shared_ptr<std::optional<PolicyInput::Lease>> lease =
+      std::make_shared<std::optional<PolicyInput::Lease>>();
 
  private:
   std::string signal_;
@@ -75,11 +79,13 @@ struct Harness {
   std::unique_ptr<Controller> ctl;
 
   // `bert_held`: bert's binding carries a person's hold (an AIScaler's pause annotation).
-  explicit Harness(Store* store = nullptr, bool bert_held = false) {
+  std::shared_ptr<std::optional<PolicyInput::Lease>> bert_lease;  // what bert's policy was told
+
+  explicit Harness(Store* store = nullptr, bool bert_held = false, PoolSpec spec = TwoTenants()) {
     ControllerOptions o;
     o.collect_interval = Seconds(15);
     ctl = std::make_unique<Controller>(q.clock(), store, o);
-    EXPECT_TRUE(ctl->SetPool(TwoTenants(), &pool, &allocator).ok());
+    EXPECT_TRUE(ctl->SetPool(std::move(spec), &pool, &allocator).ok());
     Add("chat", 0, 0, 1, /*elastic=*/false);
     Add("bert", 1, 1, 4, /*elastic=*/true, bert_held);
     act.Set("ns/chat", 4, 4);
@@ -90,7 +96,9 @@ struct Harness {
            bool held = false) {
     WorkloadBinding b;
     b.ref = {"Deployment", "ns", name};
-    b.policy = std::make_shared<WantPolicy>("want_" + name);
+    auto policy = std::make_shared<WantPolicy>("want_" + name);
+    if (name == "bert") bert_lease = policy->lease;
+    b.policy = policy;
     b.actuator = &act;
     b.signals.push_back({"want_" + name, "", &src});
     b.pool = PoolMember{tenant, priority, gpus, 1, 1, elastic, !elastic, 120};
@@ -221,6 +229,29 @@ TEST(ControllerPool, ADropInThePoolCountsOnlyOnceItLasts) {
   EXPECT_EQ(ds[1].constrained, 2) << ds[1].pool.detail;
   EXPECT_EQ(ds[1].pool.reason, "shrunk");
   EXPECT_NE(ds[1].pool.detail.find("the pool shrank to 12 GPUs"), std::string::npos);
+}
+
+// The life of a loan is measured and told to the elastic borrower (PolicyInput::pool_lease):
+// bert grows on GPUs lent from serve's idle guarantee at 15 s, chat takes them back at 45 s, so
+// bert's next decision reads a 30 s loan above its 2 secure nodes (train's 8 GPUs, all held).
+TEST(ControllerPool, TheLifeOfALoanReachesTheBorrower) {
+  PoolSpec spec = TwoTenants();
+  spec.lend_delay_s = 0;
+  Harness h(nullptr, false, spec);
+  h.act.Set("ns/bert", 2, 2);
+  h.Want(4, 3);
+  auto ds = h.Tick(15);
+  ASSERT_EQ(ds[1].pool.reason, "borrowed") << ds[1].pool.detail;
+  EXPECT_FALSE(h.bert_lease->has_value());  // nothing measured yet: no lease
+  ds = h.Tick(30);
+  EXPECT_FALSE(h.bert_lease->has_value());
+  h.Want(8, 3);
+  ds = h.Tick(45);
+  ASSERT_EQ(ds[1].pool.reason, "shrunk") << ds[1].pool.detail;
+  h.Tick(60);
+  ASSERT_TRUE(h.bert_lease->has_value());
+  EXPECT_EQ((*h.bert_lease)->secure, 2);
+  EXPECT_DOUBLE_EQ((*h.bert_lease)->expected_s, 30);
 }
 
 TEST(ControllerPool, TheHoldSurvivesARestart) {

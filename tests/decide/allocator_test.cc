@@ -134,6 +134,18 @@ std::vector<Case> Cases() {
        {{16, GrantReason::kAsWanted}, {1, GrantReason::kShrunk}},
        "the pool shrank to 24 GPUs"});
   cases.push_back(
+      {"each job shrunk frees toward the owner's expected need, not only what is short now",
+       [] {
+         // chat needs 4 more now and expects 7 (its guarantee leaves room for 5); neither job
+         // frees 4 alone, so both pay a restart, and together they free the 5.
+         auto in = Input(11, {Tenant("serve", 9), Tenant("train", 2)},
+                         {Claim("chat", 0, 0, 1, 1, 4, 8, 1), Claim("r", 1, 1, 1, 1, 3, 3, 1, true),
+                          Claim("b", 1, 1, 1, 1, 4, 4, 1, true)});
+         in.claims[0].expected = 11;
+         return in;
+       }(),
+       {{8, GrantReason::kReclaimed}, {1, GrantReason::kShrunk}, {1, GrantReason::kShrunk}}});
+  cases.push_back(
       {"below floors only when floors alone exceed the pool",
        Input(4, {Tenant("default", 0)},
              {Claim("chat", 0, 0, 1, 1, 4, 4, 4), Claim("bert", 0, 1, 4, 1, 1, 1, 1, true)}),

@@ -169,7 +169,7 @@ TEST(HpaPolicy, RecommendsFromSignals) {
     WorkloadSignals s;
     for (const auto& [name, values] : c.signals) Ingest(s, name, values);
     PersistentState state;
-    const Recommendation r = p.Recommend(PolicyInput{s, c.current, c.ready, kNow, {}, {}}, state);
+    const Recommendation r = p.Recommend(PolicyInput{s, c.current, c.ready, kNow, {}, {}, {}}, state);
     EXPECT_EQ(r.valid, c.valid) << r.reason;
     EXPECT_EQ(r.desired, c.desired) << r.reason;
     EXPECT_EQ(r.rule, c.rule) << r.reason;
@@ -190,7 +190,7 @@ TEST(HpaPolicy, FactsCarryTheNumbers) {
   WorkloadSignals s;
   Ingest(s, "gpu_util", {{80}, {90}, {70}});
   PersistentState state;
-  const Recommendation r = p.Recommend(PolicyInput{s, 3, 3, kNow, {}, {}}, state);
+  const Recommendation r = p.Recommend(PolicyInput{s, 3, 3, kNow, {}, {}, {}}, state);
   EXPECT_DOUBLE_EQ(FactOr(r, "gpu_util.usage_ratio", -1), 1.6);
   EXPECT_DOUBLE_EQ(FactOr(r, "gpu_util.utilization_pct", -1), 80);
   EXPECT_DOUBLE_EQ(FactOr(r, "gpu_util.target", -1), 50);
@@ -268,7 +268,7 @@ policy:
     }
     s.Ingest("gpu_util", obs, AtSeconds(t), Seconds(45));
     const Recommendation r =
-        p->policy->Recommend(PolicyInput{s, current, current, AtSeconds(t), {}, {}}, pstate);
+        p->policy->Recommend(PolicyInput{s, current, current, AtSeconds(t), {}, {}, {}}, pstate);
     EXPECT_TRUE(r.valid) << r.reason;
     const int st = p->stabilizer->Stabilize(r.desired, current, AtSeconds(t), sstate).desired;
     const int next = p->constraints->Constrain(st, current, std::nullopt).desired;

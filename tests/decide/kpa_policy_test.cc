@@ -46,7 +46,7 @@ struct Harness {
     return Ask(now);
   }
   Recommendation Ask(TimePoint now) {
-    PolicyInput in{signals, current, ready, now, std::nullopt, std::nullopt};
+    PolicyInput in{signals, current, ready, now, std::nullopt, std::nullopt, std::nullopt};
     Recommendation r = policy->Recommend(in, state);
     if (r.valid) current = ready = r.desired;
     return r;
@@ -162,7 +162,7 @@ TEST(KpaPolicy, ActivationFromZeroUsesActivationSignal) {
     }
     PersistentState state;
     Recommendation r =
-        p->Recommend({signals, c.current, 0, now, std::nullopt, std::nullopt}, state);
+        p->Recommend({signals, c.current, 0, now, std::nullopt, std::nullopt, std::nullopt}, state);
     EXPECT_EQ(r.valid, c.valid);
     if (r.valid) {
       EXPECT_EQ(r.desired, c.want);

@@ -59,7 +59,7 @@ struct Harness {
     one(signals::kQueueLen, x.queue);
     one(signals::kTtftP99S, x.ttft_p99_s);
     one(signals::kLatencyP99S, x.latency_p99_s);
-    PolicyInput in{signals, current, ready, now, std::nullopt, std::nullopt};
+    PolicyInput in{signals, current, ready, now, std::nullopt, std::nullopt, std::nullopt};
     Recommendation r = policy->Recommend(in, state);
     if (r.valid) current = ready = r.desired;
     return r;
@@ -154,7 +154,7 @@ TEST(SloPolicy, MissingDemandHolds) {
   h.t += 15;
   const TimePoint now = AtSeconds(h.t);
   h.signals.Ingest(signals::kRequestRate, {}, now, Seconds(60));
-  PolicyInput in{h.signals, size, size, now, std::nullopt, std::nullopt};
+  PolicyInput in{h.signals, size, size, now, std::nullopt, std::nullopt, std::nullopt};
   const Recommendation r = h.policy->Recommend(in, h.state);
   EXPECT_EQ(r.rule, "missing_data");
   EXPECT_EQ(r.desired, size);

@@ -477,8 +477,11 @@ void ApplyVerdict(TrainingTick& k, const PlanInput& pi, const PlanResult& pr,
                   const SecondsPerSampleFn& y_job, int hi) {
   const int cur = k.in.current;
   const std::string unit = pr.stay.feasible ? " node-s" : " s";
-  const std::string where =
-      pr.phase_driven ? " for the rest of the " + pi.phase->phase + " phase" : "";
+  std::string where = pr.phase_driven ? " for the rest of the " + pi.phase->phase + " phase" : "";
+  if (!pr.phase_driven && pr.has_change && pr.chosen.then != pr.chosen.first) {
+    where = " on lent GPUs for the " + Num(*pi.lease_s) + " s the pool's loans last, then back to " +
+            Str(pr.chosen.then);
+  }
   Recommendation& rec = k.rec;
   std::string confidence;
   if (pr.verdict == PlanVerdict::kRescale && !pr.phase_driven) {
@@ -554,6 +557,12 @@ bool RuleRescale(TrainingTick& k) {
   pi.shrink_safety = kShrinkSafety;
   pi.stay_slack = NoiseBand(k);
   k.Fact("stay_slack", pi.stay_slack);
+  if (k.in.pool_lease) {
+    pi.lease_from = k.in.pool_lease->secure;
+    pi.lease_s = k.in.pool_lease->expected_s;
+    k.Fact("pool_secure", pi.lease_from);
+    k.Fact("pool_lease_s", *pi.lease_s);
+  }
   const PlanResult pr = PlanSize(pi);
   PlanFacts(k, pr, y_job, phi_load);
   if (TryProbe(k, pi, pr, y_job)) return true;

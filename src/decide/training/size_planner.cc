@@ -22,6 +22,26 @@ std::optional<Plan> Cheapest(const std::vector<Plan>& plans) {
   return best;
 }
 
+// A growth onto lent GPUs: n while the loan lasts (at least its own restart), then a restart back
+// to what the job holds without it. nullopt when the move is not onto lent GPUs, or the job
+// would finish within the loan.
+std::optional<Plan> LentPlan(const PlanInput& in, int n, double remaining) {
+  const int back = std::max(in.current, in.lease_from);
+  if (!in.lease_s || n <= back || back < 1) return std::nullopt;
+  const double sw = in.restart_s;
+  const double lease = std::max(*in.lease_s, sw);
+  const double done = (lease - sw) / in.y_job(n);
+  if (done >= remaining) return std::nullopt;
+  Plan p;
+  p.first = n;
+  p.then = back;
+  const double after = sw + (remaining - done) * in.y_job(back);
+  p.time_s = lease + after;
+  p.cost_node_s = n * lease + back * after;
+  p.restart_node_s = n * sw;
+  return p;
+}
+
 }  // namespace
 
 PlanResult PlanSize(const PlanInput& in) {
@@ -63,6 +83,9 @@ PlanResult PlanSize(const PlanInput& in) {
     p.time_s = sw + remaining * in.y_job(n);
     p.cost_node_s = n * p.time_s;
     p.restart_node_s = n * sw;
+    if (const std::optional<Plan> lent = LentPlan(in, n, remaining)) {
+      p = *lent;
+    }
     return finish(p);
   };
   std::vector<Plan> job;

@@ -9,8 +9,9 @@
 // size), so restarts and slow stretches already paid for use it up. With a phase segment (the
 // current phase's expected remaining work and its own speed curve), a plan runs n for the rest
 // of the phase, then the job-level best size; a phase shorter than return_wait_s (dwell, budget)
-// gets no plan of its own, since its size could not be undone when it ends. Pure functions of the
-// input.
+// gets no plan of its own, since its size could not be undone when it ends. A growth onto GPUs
+// lent by others lasts as long as such loans last (lease_s), then restarts back. Pure functions
+// of the input.
 #pragma once
 
 #include <functional>
@@ -54,6 +55,12 @@ struct PlanInput {
   // between shrinking and growing for time; stay_slack widens it by the readings' noise).
   double shrink_safety = 0;
   double stay_slack = 0;
+  // In a shared pool, sizes above lease_from run on GPUs lent by other tenants, which the pool
+  // takes back after lease_s on average (PoolLoans). A growth past both lease_from and the
+  // current size is then priced as that size for lease_s and a restart back to the larger of
+  // the two, not as that size to the end. nullopt: nothing lent is expected back.
+  int lease_from = 0;
+  std::optional<double> lease_s;
 };
 
 struct Plan {
