@@ -99,8 +99,8 @@ Outcome Step(const PolicySpec& p, WorkloadSignals& s, PersistentState& state, do
   const TimePoint now = AtSeconds(15.0 * tick);
   Feed(*p.policy, s, v, now);
   Outcome o;
-  o.rec = p.policy->Recommend(PolicyInput{s, kCurrent, kCurrent, now, std::nullopt, std::nullopt, std::nullopt},
-                              state);
+  o.rec = p.policy->Recommend(
+      PolicyInput{s, kCurrent, kCurrent, now, std::nullopt, std::nullopt, std::nullopt}, state);
   const int wanted = o.rec.valid ? o.rec.desired : kCurrent;
   o.constrained = p.constraints->Constrain(wanted, kCurrent, std::nullopt).desired;
   return o;
