@@ -292,8 +292,12 @@ Decision Controller::Plan(Workload& w, Result<ScaleState> scale, bool& acts) {
   }
   const std::optional<int> max_available = PoolRoom(w, scale->current, scale->max_available);
 
-  PolicyInput in{w.signals,     scale->current, scale->ready,
-                 now,           max_available,  w.pool_limit,
+  PolicyInput in{w.signals,
+                 scale->current,
+                 scale->ready,
+                 now,
+                 max_available,
+                 w.pool_limit,
                  LeaseOf(w, scale->current)};
   d.recommendation = b.policy->Recommend(in, w.policy_state);
   Resolve(w, d);

@@ -82,8 +82,8 @@ std::optional<PolicyInput::Lease> Controller::LeaseOf(const Workload& w, int cur
     return std::nullopt;
   }
   const PoolMember& m = *w.binding.pool;
-  const int64_t own = pool_spec_->tenants[m.tenant].guaranteed -
-                      last_allocation_.tenants[m.tenant].granted;
+  const int64_t own =
+      pool_spec_->tenants[m.tenant].guaranteed - last_allocation_.tenants[m.tenant].granted;
   const int64_t more = std::max<int64_t>(0, own) / std::max(1, m.gpus_per_replica);
   return PolicyInput::Lease{static_cast<int>(std::min<int64_t>(current + more, kMaxReplicaCount)),
                             *loan_estimate_};

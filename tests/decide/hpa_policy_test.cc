@@ -169,7 +169,8 @@ TEST(HpaPolicy, RecommendsFromSignals) {
     WorkloadSignals s;
     for (const auto& [name, values] : c.signals) Ingest(s, name, values);
     PersistentState state;
-    const Recommendation r = p.Recommend(PolicyInput{s, c.current, c.ready, kNow, {}, {}, {}}, state);
+    const Recommendation r =
+        p.Recommend(PolicyInput{s, c.current, c.ready, kNow, {}, {}, {}}, state);
     EXPECT_EQ(r.valid, c.valid) << r.reason;
     EXPECT_EQ(r.desired, c.desired) << r.reason;
     EXPECT_EQ(r.rule, c.rule) << r.reason;

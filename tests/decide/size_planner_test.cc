@@ -38,8 +38,8 @@ TEST(SizePlanner, AGrowthOntoLentGpusLastsAsLongAsTheLoans) {
       // job ends when it would have staying; 105 s saves 15 s, short of 1.5 restarts.
       {"a loan no longer than both restarts wins nothing", 1, 100, PlanVerdict::kHoldNoBetterSize,
        0, 0},
-      {"a loan that wins less than its restarts' margin", 1, 105, PlanVerdict::kHoldGainTooSmall,
-       0, 0},
+      {"a loan that wins less than its restarts' margin", 1, 105, PlanVerdict::kHoldGainTooSmall, 0,
+       0},
       {"a long loan is taken, and the plan says it ends", 1, 1000, PlanVerdict::kRescale, 4, 1},
       {"GPUs of its own tenant are no loan", 4, 100, PlanVerdict::kRescale, 4, 4},
       {"the way back is to the secure size", 2, 1000, PlanVerdict::kRescale, 4, 2},

@@ -479,8 +479,8 @@ void ApplyVerdict(TrainingTick& k, const PlanInput& pi, const PlanResult& pr,
   const std::string unit = pr.stay.feasible ? " node-s" : " s";
   std::string where = pr.phase_driven ? " for the rest of the " + pi.phase->phase + " phase" : "";
   if (!pr.phase_driven && pr.has_change && pr.chosen.then != pr.chosen.first) {
-    where = " on lent GPUs for the " + Num(*pi.lease_s) + " s the pool's loans last, then back to " +
-            Str(pr.chosen.then);
+    where = " on lent GPUs for the " + Num(*pi.lease_s) +
+            " s the pool's loans last, then back to " + Str(pr.chosen.then);
   }
   Recommendation& rec = k.rec;
   std::string confidence;
