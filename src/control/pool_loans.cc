@@ -10,6 +10,7 @@ void PoolLoans::Close(const std::string& workload, double t_s) {
   auto it = open_.find(workload);
   if (it == open_.end()) return;
   closed_.push_back(std::max(0.0, t_s - it->second));
+  last_close_s_ = t_s;
   if (closed_.size() > kKept) closed_.pop_front();
   open_.erase(it);
 }
@@ -24,13 +25,17 @@ std::optional<double> PoolLoans::Expected(double now_s) const {
   for (double s : closed_) sum += s;
   const double mean = sum / static_cast<double>(closed_.size());
   double n = static_cast<double>(closed_.size());
-  for (const auto& [name, since] : open_) {
+  auto outlived = [&](double since) {
     const double age = now_s - since;
     if (age > mean) {
       sum += age;
       n += 1;
     }
-  }
+  };
+  for (const auto& [name, since] : open_) outlived(since);
+  // With no loan open nothing else would ever raise a short figure: the time since the last
+  // loan ended stands in for one.
+  if (open_.empty()) outlived(last_close_s_);
   return sum / n;
 }
 

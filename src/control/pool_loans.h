@@ -3,8 +3,10 @@
 // figure: growing pays one restart now and, when the lender reclaims, another.
 //
 // The estimate is the mean lifetime of the last kKept loans; a loan still open counts at its
-// age once it has outlived that mean (a lender that stopped reclaiming raises the figure), so
-// one short or one long loan is one sample among several. Nothing closed yet: nullopt (no
+// age once it has outlived that mean, and so does the time since the last loan ended (a loan
+// started then would have lasted at least that long): a lender that stopped reclaiming raises
+// the figure, even when no job borrows on the strength of it. One short or one long loan is one
+// sample among several. Nothing closed yet: nullopt (no
 // measure; the job sizes as if kept to its end). Expected is O(open loans): the Controller
 // reads it once a tick. Pure; not thread-safe.
 #pragma once
@@ -33,6 +35,7 @@ class PoolLoans {
  private:
   std::map<std::string, double> open_;  // workload -> when its loan started
   std::deque<double> closed_;           // lifetimes, newest last
+  double last_close_s_ = 0;             // when the newest of them ended
 };
 
 }  // namespace aiscale::control

@@ -1,5 +1,5 @@
 // PoolLoans: the measured life of GPUs lent to elastic workloads, the mean of the last loans,
-// with an open loan counted once it has outlived that mean.
+// with an open loan (or, with none open, the quiet since the last) counted once past that mean.
 #include "control/pool_loans.h"
 
 #include <gtest/gtest.h>
@@ -42,6 +42,10 @@ TEST(PoolLoans, Expected) {
        200,
        100},
       {"closing what is not open measures nothing", {{'c', "a", 10}}, 20, std::nullopt},
+      {"with no loan open, the quiet since the last one ended counts once past the mean",
+       {{'o', "a", 0}, {'c', "a", 60}},
+       260,
+       (60.0 + 200.0) / 2},
       {"a dropped loan is forgotten",
        {{'o', "a", 0}, {'d', "a", 0}, {'c', "a", 500}},
        600,
@@ -65,7 +69,7 @@ TEST(PoolLoans, Expected) {
         {'c', "a", 10},
         {'o', "a", 0},
         {'c', "a", 10}},
-       2000,
+       15,
        10},
   };
   for (const Case& c : cases) {
