@@ -59,6 +59,17 @@ TEST(SizePlanner, AGrowthOntoLentGpusLastsAsLongAsTheLoans) {
   }
 }
 
+// With no other size allowed (a pool with no room), a job that misses its budget is not
+// called "the cheapest that finishes in time".
+TEST(SizePlanner, OnlyTheCurrentSizeAllowedAndTooSlowSaysSo) {
+  PlanInput in = Job();
+  in.sizes = {1};
+  EXPECT_EQ(static_cast<int>(PlanSize(in).verdict),
+            static_cast<int>(PlanVerdict::kHoldNoBetterSize));
+  in.reference = 1;  // now in time at 1
+  EXPECT_EQ(static_cast<int>(PlanSize(in).verdict), static_cast<int>(PlanVerdict::kHoldAtBest));
+}
+
 TEST(SizePlanner, ALoanPricesBothRestarts) {
   PlanInput in = Job();
   in.lease_from = 1;

@@ -129,7 +129,9 @@ PlanResult PlanSize(const PlanInput& in) {
   }
   const std::optional<Plan> change = Cheapest(changes);
   if (!change) {
-    r.verdict = PlanVerdict::kHoldAtBest;
+    // No other size is allowed (capacity, the pool's room): staying is best only if it is in
+    // time; otherwise the Decision must say that no allowed size finishes sooner.
+    r.verdict = r.stay.feasible ? PlanVerdict::kHoldAtBest : PlanVerdict::kHoldNoBetterSize;
     return r;
   }
   r.chosen = *change;
