@@ -2,13 +2,13 @@
 // back, as measured on this pool. An elastic job weighs a growth onto lent GPUs against this
 // figure: growing pays one restart now and, when the lender reclaims, another.
 //
-// The estimate is the mean lifetime of the last kKept loans; a loan still open counts at its
-// age once it has outlived that mean, and so does the time since the last loan ended (a loan
-// started then would have lasted at least that long): a lender that stopped reclaiming raises
-// the figure, even when no job borrows on the strength of it. One short or one long loan is one
-// sample among several. Nothing closed yet: nullopt (no
-// measure; the job sizes as if kept to its end). Expected is O(open loans): the Controller
-// reads it once a tick. Pure; not thread-safe.
+// The estimate is the mean lifetime of the last kKept loans. A loan still open counts at its
+// age once it has outlived that mean; with none open, so does the time since the last loan
+// ended (a loan started then would have lasted at least that long), so a lender that stopped
+// reclaiming raises the figure even when no job borrows on the strength of it. One short or one
+// long loan is one sample among several. Nothing closed yet: nullopt (no measure; the job sizes
+// as if kept to its end). Expected is O(open loans): the Controller reads it once a tick. Pure;
+// not thread-safe.
 #pragma once
 
 #include <cstddef>

@@ -21,7 +21,7 @@ struct Case {
 };
 
 TEST(PoolLoans, Expected) {
-  const std::vector<Case> cases = {
+  std::vector<Case> cases = {
       {"nothing measured", {}, 100, std::nullopt},
       {"an open loan alone is no measure", {{'o', "a", 0}}, 1000, std::nullopt},
       {"one loan", {{'o', "a", 10}, {'c', "a", 70}}, 100, 60},
@@ -50,28 +50,12 @@ TEST(PoolLoans, Expected) {
        {{'o', "a", 0}, {'d', "a", 0}, {'c', "a", 500}},
        600,
        std::nullopt},
-      {"only the last 8 loans count",
-       {{'o', "a", 0},
-        {'c', "a", 1000},
-        {'o', "a", 0},
-        {'c', "a", 10},
-        {'o', "a", 0},
-        {'c', "a", 10},
-        {'o', "a", 0},
-        {'c', "a", 10},
-        {'o', "a", 0},
-        {'c', "a", 10},
-        {'o', "a", 0},
-        {'c', "a", 10},
-        {'o', "a", 0},
-        {'c', "a", 10},
-        {'o', "a", 0},
-        {'c', "a", 10},
-        {'o', "a", 0},
-        {'c', "a", 10}},
-       15,
-       10},
   };
+  cases.push_back({"only the last 8 loans count", {{'o', "a", 0}, {'c', "a", 1000}}, 15, 10});
+  for (int i = 0; i < 8; ++i) {  // eight 10 s loans push the 1000 s one out
+    cases.back().steps.push_back({'o', "a", 0});
+    cases.back().steps.push_back({'c', "a", 10});
+  }
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
     PoolLoans loans;
