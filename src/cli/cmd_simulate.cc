@@ -13,12 +13,14 @@
 
 #include "cli/commands.h"
 #include "cli/pool_table.h"
+#include "cli/sweep_table.h"
 #include "cli/tenant_table.h"
 #include "report/comparison.h"
 #include "report/report_json.h"
 #include "sim/report.h"
 #include "sim/runner.h"
 #include "sim/scenario.h"
+#include "sim/sweep.h"
 
 #ifndef AISCALE_SOURCE_DIR
 #define AISCALE_SOURCE_DIR ""
@@ -35,7 +37,8 @@ struct SimFlags {
   std::string out = "aiscale-demo";
   bool json = false;
   bool quiet = false;
-  bool help = false;  // --help: the usage on stdout and exit 0, not an error
+  bool sweep = false;  // --sweep: every policy over its main knob (sim/sweep.h)
+  bool help = false;   // --help: the usage on stdout and exit 0, not an error
 };
 
 int SimUsage(bool demo, bool help) {
@@ -45,9 +48,11 @@ int SimUsage(bool demo, bool help) {
            "  runs "
         << kDemoScenario << " (BERT-large on 100 x 8 A100): training vs static\n";
   } else {
-    out << "usage: aiscale simulate FILE [--policy P]... [--out DIR] [--json] [--quiet]\n"
+    out << "usage: aiscale simulate FILE [--policy P]... [--sweep] [--out DIR] [--json] [--quiet]\n"
            "  runs the scenario once per policy (default: its `compare` list) and writes\n"
-           "  report.json, report.html and decisions-<policy>.jsonl to DIR (./aiscale-demo)\n";
+           "  report.json, report.html and decisions-<policy>.jsonl to DIR (./aiscale-demo);\n"
+           "  --sweep runs each compared policy over a grid of its main knob and reports\n"
+           "  its cost/SLO frontier (one workload only)\n";
   }
   return help ? 0 : 2;
 }
@@ -70,6 +75,8 @@ bool ParseFlags(const Args& args, bool demo, SimFlags& f) {
       std::string p;
       if (!value(p)) return false;
       f.policies.push_back(p);
+    } else if (a == "--sweep" && !demo) {
+      f.sweep = true;
     } else if (a == "--json") {
       f.json = true;
     } else if (a == "--quiet") {
@@ -86,6 +93,10 @@ bool ParseFlags(const Args& args, bool demo, SimFlags& f) {
   }
   if (!demo && f.file.empty()) {
     std::cerr << "aiscale: simulate needs a scenario FILE\n";
+    return false;
+  }
+  if (f.sweep && !f.policies.empty()) {
+    std::cerr << "aiscale: --sweep runs the compare list's policies; it takes no --policy\n";
     return false;
   }
   return true;
@@ -148,6 +159,17 @@ int RunSimulation(const SimFlags& f) {
     std::cerr << scenario.status().message() << "\n";
     return 1;
   }
+  std::optional<report::Sweep> sweep_layout;
+  if (f.sweep) {
+    config::ConfigErrors errs;
+    auto plan = sim::PlanSweep(config::LoadConfigFile(f.file, errs), f.file);
+    if (!plan.ok()) {
+      std::cerr << "aiscale: " << plan.status().message() << "\n";
+      return 1;
+    }
+    scenario = std::move(plan->scenario);
+    sweep_layout = std::move(plan->layout);
+  }
   // Labels that would share a decision-log file fail now, not after the runs.
   if (auto runs = scenario->PlanRuns(f.policies); runs.ok()) {
     std::vector<std::string> labels;
@@ -187,6 +209,7 @@ int RunSimulation(const SimFlags& f) {
     std::cerr << "aiscale: " << result.status().message() << "\n";
     return 1;
   }
+  if (sweep_layout) result->sweep = sim::CollectSweep(*sweep_layout, *result);
   const report::Report built = sim::BuildReport(*result);
   auto written = sim::WriteReport(*result, built, f.out, &*lock);
   if (!written.ok()) {
@@ -201,7 +224,11 @@ int RunSimulation(const SimFlags& f) {
               << "\n";
   } else {
     std::cout << "scenario " << result->scenario << " (seed " << result->seed << ")\n\n";
-    PrintTable(built, std::cout);
+    if (result->sweep) {
+      PrintSweep(*result->sweep, std::cout);  // the frontier, not a table dozens of runs wide
+    } else {
+      PrintTable(built, std::cout);
+    }
     if (!built.pool_comparison.is_null()) PrintPoolComparison(built.pool_comparison, std::cout);
     if (!result->tenant_comparison.is_null()) {
       PrintTenantComparison(result->tenant_comparison, std::cout);

@@ -4,6 +4,7 @@
 #include "report/format.h"
 #include "report/html_sections.h"
 #include "report/page_assets.h"
+#include "report/sweep_html.h"
 
 namespace aiscale::report {
 namespace {
@@ -72,6 +73,7 @@ std::string ReportHtml(const Report& r) {
   std::string h = Header(r);
   const std::vector<std::string> names = r.WorkloadNames();
   if (names.empty()) h += "<p>No runs.</p>\n";
+  if (r.sweep) h += SweepSection(*r.sweep);
   if (names.size() > 1) h += TotalsSection(r);
   for (const std::string& name : names) h += WorkloadSection(r, name, names.size() == 1);
   if (!r.runs.empty())

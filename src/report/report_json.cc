@@ -92,7 +92,37 @@ json ToJson(const Report& r) {
               {"duration_limit_s", r.duration_limit_s},
               {"runs", std::move(runs)}};
   if (!r.pool_comparison.is_null()) out["pool_comparison"] = r.pool_comparison;
+  if (r.sweep) out["sweep"] = ToJson(*r.sweep);
   return out;
+}
+
+json ToJson(const Sweep& s) {
+  // A figure that is not there (a run with no requests) is null, never a 0.
+  auto num = [](double v) { return std::isfinite(v) ? json(v) : json(nullptr); };
+  json families = json::array();
+  for (const SweepFamily& f : s.families) {
+    json points = json::array();
+    for (const SweepPoint& p : f.points) {
+      points.push_back({{"label", p.label},
+                        {"value", num(p.value)},
+                        {"gpu_hours", num(p.gpu_hours)},
+                        {"slo_attainment", num(p.slo_attainment)},
+                        {"frontier", p.frontier}});
+    }
+    families.push_back({{"label", f.label},
+                        {"policy", f.policy},
+                        {"knob", f.knob},
+                        {"points", std::move(points)}});
+  }
+  json dominance = json::array();
+  for (const Dominance& d : s.dominance) {
+    dominance.push_back({{"policy", d.policy},
+                         {"over", d.over},
+                         {"dominates", d.dominates},
+                         {"unmatched", d.unmatched}});
+  }
+  return {
+      {"families", std::move(families)}, {"dominance", std::move(dominance)}, {"notes", s.notes}};
 }
 
 }  // namespace aiscale::report

@@ -27,5 +27,6 @@ nlohmann::json ToJson(const Verdict& v);
 nlohmann::json ToJson(const BaselineVerdict& v);
 // The finite fields of one point (integral values as integers).
 nlohmann::json ToJson(const TimelinePoint& p);
+nlohmann::json ToJson(const Sweep& s);
 
 }  // namespace aiscale::report

@@ -20,6 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/decision.h"
+#include "report/frontier.h"
 #include "report/timeline.h"
 #include "report/verdict.h"
 
@@ -178,6 +179,7 @@ struct Report {
   double duration_limit_s = 0;
   std::vector<RunSummary> runs;
   nlohmann::json pool_comparison;  // a shared-pool scenario's comparison (written as is)
+  std::optional<Sweep> sweep;      // `simulate --sweep`: each policy's cost/SLO frontier
 
   // The first run that is baseline `b`, or null.
   const RunSummary* FindBaseline(Baseline b) const;

@@ -71,6 +71,12 @@ SvgChart SvgChart::Values(double x_max, double y_max, int width, int height) {
   return c;
 }
 
+SvgChart SvgChart::ValuesLog(double x_max, double y_min, double y_max, int width, int height) {
+  SvgChart c = Log(4 * NiceCeil(x_max / 4), y_min, y_max, width, height);
+  c.value_x_ = true;
+  return c;
+}
+
 void SvgChart::AddDot(double x, double v, std::string_view color, std::string_view title,
                       std::string_view attrs) {
   marks_ += "<circle class=\"dot\"" + (attrs.empty() ? "" : " " + std::string(attrs)) + " cx=\"" +

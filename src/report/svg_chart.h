@@ -58,6 +58,10 @@ class SvgChart {
   // x is a value, not a time (e.g. GPU-hours against SLO attainment): x from 0 to `x_max`
   // rounded up to four round steps, labelled as numbers. Points' t_s are then x values.
   static SvgChart Values(double x_max, double y_max, int width = 620, int height = 240);
+  // A value x axis (as Values) over a logarithmic y (as Log): e.g. GPU-hours against the share
+  // of requests that missed the SLO, which spans decades.
+  static SvgChart ValuesLog(double x_max, double y_min, double y_max, int width = 620,
+                            int height = 240);
 
   void AddBand(double t0_s, double t1_s, std::string_view fill);  // shaded background span
   void AddSeries(const ChartSeries& s);

@@ -37,6 +37,7 @@ report::Report BuildReport(const ScenarioResult& r) {
   out.duration_limit_s = r.duration_limit_s;
   for (const RunResult& run : r.runs) out.runs.push_back(Summarize(run));
   out.pool_comparison = r.pool_comparison;
+  out.sweep = r.sweep;
   report::Judge(out, r.targets);
   return out;
 }

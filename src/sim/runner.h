@@ -75,8 +75,9 @@ struct ScenarioResult {
   double duration_limit_s = 0;
   report::Targets targets;  // the scenario's, for the report's verdicts
   std::vector<RunResult> runs;
-  nlohmann::json pool_comparison;    // sim/pool_report.h; null without a pool and roles
-  nlohmann::json tenant_comparison;  // sim/tenant_report.h; null without GpuDemand tenants
+  nlohmann::json pool_comparison;      // sim/pool_report.h; null without a pool and roles
+  nlohmann::json tenant_comparison;    // sim/tenant_report.h; null without GpuDemand tenants
+  std::optional<report::Sweep> sweep;  // sim/sweep.h: set by the caller of a sweep's runs
 };
 
 Result<RunResult> RunPolicy(const Scenario& s, const PolicyRun& run, const RunOptions& opt);

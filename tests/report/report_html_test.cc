@@ -381,3 +381,39 @@ TEST(ReportHtml, IsSelfContainedAndEscapesNames) {
 
 }  // namespace
 }  // namespace aiscale::report
+
+namespace aiscale::report {
+namespace {
+
+TEST(ReportHtml, ASweepDrawsEachPolicysFrontierAndSaysWhoDominates) {
+  Report r = Make("sweep", {InferenceRun("slo x1", 1)});
+  Sweep s;
+  s.families = {{"slo",
+                 "slo",
+                 "headroom.prior",
+                 {{"slo x1", 0, 10, 0.995, false}, {"slo x2", 1, 12, 0.999, false}}},
+                {"<b>hpa</b>",
+                 "hpa",
+                 "target",
+                 {{"hpa x1", 1, 14, 0.99, false}, {"hpa x2", 2, 9, 0.6, false}}}};
+  JudgeSweep(s);
+  r.sweep = s;
+  const std::string html = ReportHtml(r);
+  EXPECT_EQ(Count(html, "data-chart=\"frontier\""), 2u);
+  EXPECT_EQ(Count(html, "<circle class=\"dot\""), 4u);
+  EXPECT_NE(
+      html.find("slo does not dominate &lt;b&gt;hpa&lt;/b&gt; (nothing of it matches hpa x2)"),
+      std::string::npos);
+  EXPECT_NE(html.find("&lt;b&gt;hpa&lt;/b&gt; does not dominate slo"), std::string::npos);
+  EXPECT_EQ(html.find("<b>hpa"), std::string::npos);
+  const size_t at = html.find("<section class=\"sweep\">");
+  ASSERT_NE(at, std::string::npos);
+  const std::string section = html.substr(at, html.find("</section>", at) - at);
+  EXPECT_EQ(Count(section, "<tr data-run="), 4u);
+  // Without a sweep there is no such section.
+  r.sweep.reset();
+  EXPECT_EQ(ReportHtml(r).find("Cost/SLO frontiers"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace aiscale::report

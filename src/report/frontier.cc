@@ -1,0 +1,53 @@
+#include "report/frontier.h"
+
+#include <cmath>
+
+namespace aiscale::report {
+namespace {
+
+bool Valid(const SweepPoint& p) {
+  return std::isfinite(p.slo_attainment) && std::isfinite(p.gpu_hours);
+}
+
+// p attains at least as much as q for no more GPU-hours.
+bool Matches(const SweepPoint& p, const SweepPoint& q) {
+  return Valid(p) && Valid(q) && p.slo_attainment >= q.slo_attainment && p.gpu_hours <= q.gpu_hours;
+}
+
+}  // namespace
+
+void MarkFrontier(SweepFamily& f) {
+  for (SweepPoint& p : f.points) {
+    p.frontier = Valid(p);
+    for (const SweepPoint& q : f.points) {
+      const bool better = q.slo_attainment > p.slo_attainment || q.gpu_hours < p.gpu_hours;
+      if (&q != &p && Matches(q, p) && better) p.frontier = false;
+    }
+  }
+}
+
+Dominance Dominates(const SweepFamily& a, const SweepFamily& b) {
+  Dominance d{a.label, b.label, true, {}};
+  for (const SweepPoint& q : b.points) {
+    if (!Valid(q)) continue;
+    bool matched = false;
+    for (const SweepPoint& p : a.points) matched = matched || Matches(p, q);
+    if (!matched) d.unmatched.push_back(q.label);
+  }
+  d.dominates = d.unmatched.empty();
+  return d;
+}
+
+void JudgeSweep(Sweep& s) {
+  s.dominance.clear();
+  for (SweepFamily& f : s.families) MarkFrontier(f);
+  for (const SweepFamily& a : s.families) {
+    for (const SweepFamily& b : s.families) {
+      // Two entries of one policy (hpa and hpa-queue) are settings of it, not rivals.
+      if (a.policy == b.policy || a.knob.empty() || b.knob.empty()) continue;
+      s.dominance.push_back(Dominates(a, b));
+    }
+  }
+}
+
+}  // namespace aiscale::report
