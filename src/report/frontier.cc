@@ -38,6 +38,18 @@ Dominance Dominates(const SweepFamily& a, const SweepFamily& b) {
   return d;
 }
 
+int CheapestMeeting(const SweepFamily& f, double target) {
+  int best = -1;
+  for (size_t i = 0; i < f.points.size(); ++i) {
+    const SweepPoint& p = f.points[i];
+    if (!Valid(p) || p.slo_attainment < target) continue;
+    if (best < 0 || p.gpu_hours < f.points[static_cast<size_t>(best)].gpu_hours) {
+      best = static_cast<int>(i);
+    }
+  }
+  return best;
+}
+
 void JudgeSweep(Sweep& s) {
   s.dominance.clear();
   for (SweepFamily& f : s.families) MarkFrontier(f);

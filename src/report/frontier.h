@@ -37,6 +37,7 @@ struct Dominance {
 };
 
 struct Sweep {
+  double target = 0;  // the service's SLO attainment target (0: none known)
   std::vector<SweepFamily> families;
   std::vector<Dominance> dominance;  // every ordered pair of swept families of two policies
   std::vector<std::string> notes;    // what was not swept, and why
@@ -46,6 +47,8 @@ struct Sweep {
 void MarkFrontier(SweepFamily& f);
 // Whether `a`'s points match every point of `b` (see above); b's unmatched points named.
 Dominance Dominates(const SweepFamily& a, const SweepFamily& b);
+// The index of f's cheapest point attaining at least `target`; -1 when none does.
+int CheapestMeeting(const SweepFamily& f, double target);
 // Marks every family's frontier and judges every ordered pair of swept families whose
 // policies differ.
 void JudgeSweep(Sweep& s);

@@ -109,10 +109,14 @@ json ToJson(const Sweep& s) {
                         {"slo_attainment", num(p.slo_attainment)},
                         {"frontier", p.frontier}});
     }
-    families.push_back({{"label", f.label},
-                        {"policy", f.policy},
-                        {"knob", f.knob},
-                        {"points", std::move(points)}});
+    const int best = s.target > 0 ? CheapestMeeting(f, s.target) : -1;
+    families.push_back(
+        {{"label", f.label},
+         {"policy", f.policy},
+         {"knob", f.knob},
+         {"points", std::move(points)},
+         {"cheapest_meeting_target",
+          best < 0 ? json(nullptr) : json(f.points[static_cast<size_t>(best)].label)}});
   }
   json dominance = json::array();
   for (const Dominance& d : s.dominance) {
@@ -121,8 +125,10 @@ json ToJson(const Sweep& s) {
                          {"dominates", d.dominates},
                          {"unmatched", d.unmatched}});
   }
-  return {
-      {"families", std::move(families)}, {"dominance", std::move(dominance)}, {"notes", s.notes}};
+  return {{"target_attainment", s.target > 0 ? json(s.target) : json(nullptr)},
+          {"families", std::move(families)},
+          {"dominance", std::move(dominance)},
+          {"notes", s.notes}};
 }
 
 }  // namespace aiscale::report

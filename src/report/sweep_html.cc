@@ -75,7 +75,19 @@ std::string Table(const Sweep& s) {
 
 std::string SweepSection(const Sweep& s) {
   std::string h = "<section class=\"sweep\"><h2>Cost/SLO frontiers (sweep)</h2>" + Chart(s);
-  h += "<ul class=\"dominance\">";
+  h += "<ul class=\"cheapest\">";
+  for (const SweepFamily& f : s.families) {
+    if (s.target <= 0) break;
+    const int best = CheapestMeeting(f, s.target);
+    h += "<li " + html::Attr("data-policy", f.label) + ">" + EscapeHtml(f.label) + ": ";
+    h += best < 0
+             ? "no run attains " + FormatFixed(s.target, 4)
+             : "the cheapest run that attains " + FormatFixed(s.target, 4) + " is " +
+                   EscapeHtml(f.points[static_cast<size_t>(best)].label) + " (" +
+                   FormatFixed(f.points[static_cast<size_t>(best)].gpu_hours, 1) + " GPU-hours)";
+    h += "</li>";
+  }
+  h += "</ul><ul class=\"dominance\">";
   for (const Dominance& d : s.dominance) {
     h += "<li " + html::Attr("data-policy", d.policy) + " " + html::Attr("data-over", d.over) +
          ">" + EscapeHtml(d.policy) + (d.dominates ? " dominates " : " does not dominate ") +

@@ -1,5 +1,6 @@
 #include "sim/sweep.h"
 
+#include <cmath>
 #include <limits>
 #include <map>
 
@@ -145,6 +146,9 @@ report::Sweep CollectSweep(const report::Sweep& layout, const ScenarioResult& r)
       const report::WorkloadSummary* w = found ? &it->second->workloads.front().summary : nullptr;
       p.gpu_hours = w ? w->gpu_hours : nan;
       p.slo_attainment = w && w->serving ? w->serving->slo_attainment : nan;
+      if (w && w->serving && std::isfinite(w->serving->slo.attainment)) {
+        out.target = w->serving->slo.attainment;
+      }
     }
   }
   report::JudgeSweep(out);

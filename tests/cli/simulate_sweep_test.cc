@@ -45,6 +45,10 @@ TEST(SimulateSweep, PrintsAndWritesEachPolicysFrontier) {
       r.out.find("predictive dominates kpa") != std::string::npos ||
       r.out.find("predictive does not dominate kpa (unmatched: kpa x") != std::string::npos;
   EXPECT_TRUE(judged) << r.out;
+  const bool cheapest =
+      r.out.find("kpa: the cheapest run that attains 0.9900 is kpa x") != std::string::npos ||
+      r.out.find("kpa: no run attains 0.9900") != std::string::npos;
+  EXPECT_TRUE(cheapest) << r.out;
   std::ifstream in(dir / "out" / "report.json");
   const nlohmann::json j = nlohmann::json::parse(in);
   const nlohmann::json& families = j.at("sweep").at("families");
@@ -59,6 +63,7 @@ TEST(SimulateSweep, PrintsAndWritesEachPolicysFrontier) {
     }
   }
   EXPECT_EQ(points, 25u);
+  EXPECT_DOUBLE_EQ(j.at("sweep").at("target_attainment").get<double>(), 0.99);
   EXPECT_GE(on_frontier, 5u);  // at least each family's cheapest point that attains most
   // Ordered pairs of families of two policies: hpa and hpa-queue are one policy's settings.
   EXPECT_EQ(j.at("sweep").at("dominance").size(), 10u);

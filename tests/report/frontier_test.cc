@@ -63,6 +63,22 @@ TEST(Frontier, DominanceNeedsEveryPointMatched) {
   }
 }
 
+TEST(Frontier, CheapestMeetingTheTarget) {
+  struct Case {
+    const char* name;
+    std::vector<std::pair<double, double>> points;
+    int best;
+  };
+  const Case cases[] = {
+      {"the cheaper of two that meet", {{20, 0.999}, {12, 0.991}, {8, 0.95}}, 1},
+      {"exactly the target meets", {{20, 0.999}, {12, 0.99}}, 1},
+      {"none meets", {{20, 0.98}, {12, 0.95}}, -1},
+      {"no attainment never meets", {{1, kNaN}, {20, 0.995}}, 1},
+  };
+  for (const Case& c : cases)
+    EXPECT_EQ(CheapestMeeting(Family("p", c.points), 0.99), c.best) << c.name;
+}
+
 TEST(Frontier, JudgeSweepComparesPoliciesNotSettingsOfOne) {
   Sweep s;
   s.families = {Family("hpa", {{10, 0.9}}), Family("hpa-queue", {{20, 0.95}}),

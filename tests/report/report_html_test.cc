@@ -397,6 +397,7 @@ TEST(ReportHtml, ASweepDrawsEachPolicysFrontierAndSaysWhoDominates) {
                  "target",
                  {{"hpa x1", 1, 14, 0.99, false}, {"hpa x2", 2, 9, 0.6, false}}}};
   JudgeSweep(s);
+  s.target = 0.99;
   r.sweep = s;
   const std::string html = ReportHtml(r);
   EXPECT_EQ(Count(html, "data-chart=\"frontier\""), 2u);
@@ -406,6 +407,8 @@ TEST(ReportHtml, ASweepDrawsEachPolicysFrontierAndSaysWhoDominates) {
       std::string::npos);
   EXPECT_NE(html.find("&lt;b&gt;hpa&lt;/b&gt; does not dominate slo"), std::string::npos);
   EXPECT_EQ(html.find("<b>hpa"), std::string::npos);
+  EXPECT_NE(html.find("slo: the cheapest run that attains 0.9900 is slo x1 (10.0 GPU-hours)"),
+            std::string::npos);
   const size_t at = html.find("<section class=\"sweep\">");
   ASSERT_NE(at, std::string::npos);
   const std::string section = html.substr(at, html.find("</section>", at) - at);

@@ -101,12 +101,14 @@ TEST(Sweep, CollectReadsEachPointsRunAndJudges) {
     w.summary.gpu_hours = gpu_hours;
     w.summary.serving.emplace();
     w.summary.serving->slo_attainment = attainment;
+    w.summary.serving->slo.attainment = 0.99;
     x.workloads.push_back(w);
     r.runs.push_back(x);
   };
   run("slo a", 10, 0.995);
   run("hpa a", 12, 0.99);  // "hpa b" did not run: no figures, on no frontier
   const report::Sweep s = CollectSweep(layout, r);
+  EXPECT_DOUBLE_EQ(s.target, 0.99);  // the service's own target, from its run
   EXPECT_DOUBLE_EQ(s.families[0].points[0].gpu_hours, 10);
   EXPECT_TRUE(s.families[0].points[0].frontier);
   EXPECT_TRUE(std::isnan(s.families[1].points[1].slo_attainment));
