@@ -52,7 +52,7 @@ TEST(SimulateSweep, PrintsAndWritesEachPolicysFrontier) {
   std::ifstream in(dir / "out" / "report.json");
   const nlohmann::json j = nlohmann::json::parse(in);
   const nlohmann::json& families = j.at("sweep").at("families");
-  ASSERT_EQ(families.size(), 5u);  // predictive, hpa, hpa-queue, kpa, static-peak
+  ASSERT_EQ(families.size(), 6u);  // slo, predictive, hpa, hpa-queue, kpa, static-peak
   size_t points = 0, on_frontier = 0;
   for (const auto& f : families) {
     for (const auto& p : f.at("points")) {
@@ -62,11 +62,11 @@ TEST(SimulateSweep, PrintsAndWritesEachPolicysFrontier) {
       on_frontier += p.at("frontier").get<bool>() ? 1 : 0;
     }
   }
-  EXPECT_EQ(points, 25u);
+  EXPECT_EQ(points, 31u);
   EXPECT_DOUBLE_EQ(j.at("sweep").at("target_attainment").get<double>(), 0.99);
   EXPECT_GE(on_frontier, 5u);  // at least each family's cheapest point that attains most
   // Ordered pairs of families of two policies: hpa and hpa-queue are one policy's settings.
-  EXPECT_EQ(j.at("sweep").at("dominance").size(), 10u);
+  EXPECT_EQ(j.at("sweep").at("dominance").size(), 18u);
   fs::remove_all(dir);
 }
 

@@ -40,7 +40,9 @@ TEST(Sweep, EachComparedPolicyBecomesAGridOverItsKnob) {
     }
   }
   EXPECT_EQ(points, labels.size());
-  const report::SweepFamily& predictive = plan->layout.families.front();
+  ASSERT_EQ(plan->layout.families.size(), 6u);  // slo, predictive, hpa, hpa-queue, kpa, static-peak
+  EXPECT_EQ(plan->layout.families[0].knob, "headroom.prior");
+  const report::SweepFamily& predictive = plan->layout.families[1];
   EXPECT_EQ(predictive.policy, "predictive");
   EXPECT_EQ(predictive.knob, "target_utilization");
   ASSERT_EQ(predictive.points.size(), 6u);
