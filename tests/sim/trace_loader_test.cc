@@ -22,7 +22,8 @@ std::string Shared(const std::string& rel) { return std::string(AISCALE_SHARED_D
 
 std::vector<TraceRequest> Load(const RequestSource& src) {
   auto s = src.Open();
-  EXPECT_TRUE(s.ok());
+  EXPECT_TRUE(s.ok()) << s.status().message();
+  if (!s.ok()) return {};
   auto all = ReadAll(**s);
   EXPECT_TRUE(all.ok()) << all.status().message();
   return all.ok() ? *all : std::vector<TraceRequest>{};
@@ -198,6 +199,7 @@ TEST(TraceTransform, MultiplierCompressionAndWindow) {
   };
   const std::string path = Shared("traces/azure_llm_2023/AzureLLMInferenceTrace_conv.csv");
   const auto base = Load(*AzureLlmTrace(path));
+  ASSERT_FALSE(base.empty());  // a missing trace fails here, not as a crash below
   const std::vector<Case> cases = {
       {"x3", opts(3, 1, 0, 0), 3.0, 0.0},
       {"x2.5", opts(2.5, 1, 0, 0), 2.5, 0.02},
@@ -208,6 +210,7 @@ TEST(TraceTransform, MultiplierCompressionAndWindow) {
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
     const auto v = Load(*Transformed(AzureLlmTrace(path), c.o));
+    ASSERT_FALSE(v.empty());
     const double ratio = static_cast<double>(v.size()) / static_cast<double>(base.size());
     EXPECT_NEAR(ratio, c.want_ratio, c.tolerance);
     EXPECT_TRUE(Monotonic(v));
