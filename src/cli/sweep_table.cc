@@ -32,15 +32,7 @@ void PrintSweep(const report::Sweep& s, std::ostream& os) {
   os << "\n";
   for (const report::SweepFamily& f : s.families) {
     if (s.target <= 0) break;
-    const int best = report::CheapestMeeting(f, s.target);
-    os << f.label << ": ";
-    if (best < 0) {
-      os << "no run attains " << Fixed(s.target, 4) << "\n";
-    } else {
-      const report::SweepPoint& p = f.points[static_cast<size_t>(best)];
-      os << "the cheapest run that attains " << Fixed(s.target, 4) << " is " << p.label << " ("
-         << Fixed(p.gpu_hours, 1) << " GPU-hours)\n";
-    }
+    os << f.label << ": " << report::CheapestLine(f, s.target) << "\n";
   }
   for (const report::Dominance& d : s.dominance) {
     os << d.policy << (d.dominates ? " dominates " : " does not dominate ") << d.over;

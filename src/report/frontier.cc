@@ -2,12 +2,12 @@
 
 #include <cmath>
 
+#include "report/format.h"
+
 namespace aiscale::report {
 namespace {
 
-bool Valid(const SweepPoint& p) {
-  return std::isfinite(p.slo_attainment) && std::isfinite(p.gpu_hours);
-}
+bool Valid(const SweepPoint& p) { return HasFigures(p); }
 
 // p attains at least as much as q for no more GPU-hours.
 bool Matches(const SweepPoint& p, const SweepPoint& q) {
@@ -15,6 +15,10 @@ bool Matches(const SweepPoint& p, const SweepPoint& q) {
 }
 
 }  // namespace
+
+bool HasFigures(const SweepPoint& p) {
+  return std::isfinite(p.slo_attainment) && std::isfinite(p.gpu_hours);
+}
 
 void MarkFrontier(SweepFamily& f) {
   for (SweepPoint& p : f.points) {
@@ -48,6 +52,14 @@ int CheapestMeeting(const SweepFamily& f, double target) {
     }
   }
   return best;
+}
+
+std::string CheapestLine(const SweepFamily& f, double target) {
+  const int best = CheapestMeeting(f, target);
+  if (best < 0) return "no run attains " + FormatFixed(target, 4);
+  const SweepPoint& p = f.points[static_cast<size_t>(best)];
+  return "the cheapest run that attains " + FormatFixed(target, 4) + " is " + p.label + " (" +
+         FormatFixed(p.gpu_hours, 1) + " GPU-hours)";
 }
 
 void JudgeSweep(Sweep& s) {

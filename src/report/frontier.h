@@ -43,12 +43,17 @@ struct Sweep {
   std::vector<std::string> notes;    // what was not swept, and why
 };
 
+// Whether the point has both figures (a run with no requests has no attainment).
+bool HasFigures(const SweepPoint& p);
 // Marks each point of `f` that is on its frontier.
 void MarkFrontier(SweepFamily& f);
 // Whether `a`'s points match every point of `b` (see above); b's unmatched points named.
 Dominance Dominates(const SweepFamily& a, const SweepFamily& b);
 // The index of f's cheapest point attaining at least `target`; -1 when none does.
 int CheapestMeeting(const SweepFamily& f, double target);
+// That in words, as the CLI and report.html print it: "the cheapest run that attains 0.9900 is
+// L (12.3 GPU-hours)" or "no run attains 0.9900". Not escaped.
+std::string CheapestLine(const SweepFamily& f, double target);
 // Marks every family's frontier and judges every ordered pair of swept families whose
 // policies differ.
 void JudgeSweep(Sweep& s);

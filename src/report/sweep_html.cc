@@ -15,15 +15,11 @@ constexpr double kMissFloor = 1e-4;
 
 double Miss(const SweepPoint& p) { return std::max(kMissFloor, 1 - p.slo_attainment); }
 
-bool Drawn(const SweepPoint& p) {
-  return std::isfinite(p.gpu_hours) && std::isfinite(p.slo_attainment);
-}
-
 std::string Chart(const Sweep& s) {
   double x_max = 0, y_min = 1, y_max = kMissFloor;
   for (const SweepFamily& f : s.families) {
     for (const SweepPoint& p : f.points) {
-      if (!Drawn(p)) continue;
+      if (!HasFigures(p)) continue;
       x_max = std::max(x_max, p.gpu_hours);
       y_min = std::min(y_min, Miss(p));
       y_max = std::max(y_max, Miss(p));
@@ -34,7 +30,7 @@ std::string Chart(const Sweep& s) {
     const SweepFamily& f = s.families[i];
     std::vector<ChartPoint> line;
     for (const SweepPoint& p : f.points) {
-      if (!Drawn(p)) continue;
+      if (!HasFigures(p)) continue;
       const std::string title = p.label + ": " + FormatFixed(p.gpu_hours, 1) + " GPU-hours, SLO " +
                                 FormatFixed(p.slo_attainment, 4) +
                                 (p.frontier ? " (frontier)" : "");
@@ -78,14 +74,8 @@ std::string SweepSection(const Sweep& s) {
   h += "<ul class=\"cheapest\">";
   for (const SweepFamily& f : s.families) {
     if (s.target <= 0) break;
-    const int best = CheapestMeeting(f, s.target);
-    h += "<li " + html::Attr("data-policy", f.label) + ">" + EscapeHtml(f.label) + ": ";
-    h += best < 0
-             ? "no run attains " + FormatFixed(s.target, 4)
-             : "the cheapest run that attains " + FormatFixed(s.target, 4) + " is " +
-                   EscapeHtml(f.points[static_cast<size_t>(best)].label) + " (" +
-                   FormatFixed(f.points[static_cast<size_t>(best)].gpu_hours, 1) + " GPU-hours)";
-    h += "</li>";
+    h += "<li " + html::Attr("data-policy", f.label) + ">" + EscapeHtml(f.label) + ": " +
+         EscapeHtml(CheapestLine(f, s.target)) + "</li>";
   }
   h += "</ul><ul class=\"dominance\">";
   for (const Dominance& d : s.dominance) {
