@@ -31,9 +31,11 @@ class Actuator {
   virtual Status Apply(const WorkloadRef& ref, int desired) = 0;
   // Where the workload's replicas can be reached, for sources that read them directly.
   // Engines that do not know (or do not say) return kNotFound.
-  virtual Result<std::vector<ReplicaEndpoint>> Endpoints(const WorkloadRef& ref) {
-    return Status::NotFound("actuator " + std::string(Name()) + " does not report endpoints for " +
-                            ref.Key());
+  // The default names neither engine nor workload: the Controller asks for every workload every
+  // tick, and building the names was a twentieth of a 10,000-workload tick; callers that show
+  // the error wrap it with the workload.
+  virtual Result<std::vector<ReplicaEndpoint>> Endpoints(const WorkloadRef& /*ref*/) {
+    return Status::NotFound("this engine does not report replica endpoints");
   }
   // Stops whatever the actuator started itself (local processes) when the daemon exits;
   // engines that own their replicas (Kubernetes, Slurm) leave them running. Idempotent.

@@ -106,6 +106,7 @@ class WorkloadSignals {
     std::string name;
     signals::Range range;  // looked up once, not per ingest
     SignalSnapshot snap;
+    bool all_kept = false;  // the last ingest kept every observation (so they were distinct)
     TimeSeries sums;
     TimeSeries means;
   };
@@ -115,16 +116,23 @@ class WorkloadSignals {
   size_t IndexOf(std::string_view signal) const;  // kNone when absent
   const Entry* Find(std::string_view signal) const;
   // Keeps `o` in snap.instances[kept] unless an earlier one names the same instance (then the
-  // newer of the two stays); returns false for a duplicate.
-  bool Keep(SignalSnapshot& snap, size_t& kept, const Observation& o);
+  // newer of the two stays); returns false for a duplicate. `replica`: the engine's replica
+  // `o` names, or ReplicaSet::kNone; `distinct`: the ingest's instances are known distinct.
+  bool Keep(SignalSnapshot& snap, size_t& kept, const Observation& o, int replica, bool distinct);
+  // The kept index of an earlier observation of `instance`, or kNone: by name among all kept,
+  // or among those of one replica.
+  size_t PriorByName(const SignalSnapshot& snap, size_t kept, const std::string& instance);
+  size_t PriorOfReplica(const SignalSnapshot& snap, int replica, const std::string& instance) const;
   bool IsKept(const SignalSnapshot& snap, size_t kept, std::string_view instance) const;
   static void Describe(const Drops& d, size_t total, Duration staleness, SignalSnapshot& snap);
   size_t history_capacity_;
   std::deque<Entry> entries_;
-  // Scratch reused by every ingest: instance -> index into the snapshot, and which replicas
-  // reported.
+  // Scratch reused by every ingest: instance -> index into the snapshot; per replica, its
+  // last kept index (kNone: it reported nothing), and per kept index the one before it of the
+  // same replica.
   std::unordered_map<std::string_view, size_t> seen_;
-  std::vector<bool> covered_;
+  std::vector<size_t> last_of_replica_;
+  std::vector<size_t> prev_same_;
   enum class Drop { kInvalid, kStale, kFuture };
   std::vector<std::pair<size_t, Drop>>
       dropped_;  // index into the observations, why  // in the order first seen; a deque, so

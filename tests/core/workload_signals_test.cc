@@ -160,6 +160,18 @@ TEST(WorkloadSignals, MatchesSeriesToTheEnginesReplicas) {
        1,
        0,
        "llm-9/gpu0"},
+      {"a replica's GPU series repeated count once each, the newest sample",
+       {Pod("gpu_util", "llm-0/gpu0", 50, 90), Pod("gpu_util", "llm-0/gpu1", 70, 100),
+        Pod("gpu_util", "llm-1/gpu0", 10, 100), Pod("gpu_util", "llm-0/gpu0", 60, 100),
+        Pod("gpu_util", "llm-0/gpu1", 20, 95)},
+       {Endpoint("llm-0", 8000), Endpoint("llm-1", 8001)},
+       true,
+       SignalStatus::kOk,
+       3,
+       140,
+       0,
+       2,
+       "duplicate"},
       {"a duplicate series counts once, the newest sample",
        {Pod("concurrency", "llm-0", 5, 90), Pod("concurrency", "llm-0", 7, 100)},
        {Endpoint("llm-0", 8000)},
@@ -281,13 +293,45 @@ TEST(WorkloadSignals, ManyInstancesDeduplicateLikeFew) {
     obs.push_back({"queue_len", "pod-" + std::to_string(i % 400), 1.0 * (i / 400),
                    AtSeconds(100 - 2 + i / 400), true});
   }
+  // Without the engine's list (by name, hashed past a few) and with it (per replica).
+  std::vector<ReplicaEndpoint> endpoints;
+  for (int i = 0; i < 400; ++i)
+    endpoints.push_back({"pod-" + std::to_string(i), "10.0.0.1", 8000 + i, true});
+  ReplicaSet replicas;
+  replicas.Assign(endpoints);
+  for (const ReplicaSet* engine : std::vector<const ReplicaSet*>{nullptr, &replicas}) {
+    SCOPED_TRACE(engine ? "engine's replicas" : "no engine list");
+    WorkloadSignals ws;
+    ws.Ingest("queue_len", obs, AtSeconds(100), Seconds(45), engine);
+    const SignalSnapshot& snap = ws.Get("queue_len");
+    EXPECT_EQ(snap.instances.size(), 400u);
+    EXPECT_EQ(snap.duplicates, 600);
+    EXPECT_EQ(snap.status, SignalStatus::kOk) << snap.detail;
+    // The newest sample of each: the third round (value 2) for pods 0..199, else the second.
+    EXPECT_DOUBLE_EQ(snap.sum, 200 * 2.0 + 200 * 1.0);
+  }
+}
+
+// The same series as last time skip the search for duplicates; any change brings it back.
+TEST(WorkloadSignals, DuplicatesAreFoundOnEveryIngest) {
+  struct Step {
+    std::vector<const char*> pods;
+    int duplicates;
+  };
+  const std::vector<Step> steps = {
+      {{"a", "b"}, 0}, {{"a", "b"}, 0}, {{"a", "a"}, 1}, {{"a", "b", "a"}, 1},
+      {{"b", "a"}, 0}, {{"b", "a"}, 0}, {{"b", "b"}, 1}, {{"b", "b"}, 1},
+  };
   WorkloadSignals ws;
-  ws.Ingest("queue_len", obs, AtSeconds(100), Seconds(45));
-  const SignalSnapshot& snap = ws.Get("queue_len");
-  EXPECT_EQ(snap.instances.size(), 400u);
-  EXPECT_EQ(snap.duplicates, 600);
-  // The newest sample of each: the third round (value 2) for pods 0..199, else the second.
-  EXPECT_DOUBLE_EQ(snap.sum, 200 * 2.0 + 200 * 1.0);
+  for (size_t t = 0; t < steps.size(); ++t) {
+    SCOPED_TRACE(t);
+    std::vector<Observation> obs;
+    for (const char* pod : steps[t].pods) obs.push_back(Pod("queue_len", pod, 1, 100));
+    ws.Ingest("queue_len", obs, AtSeconds(100), Seconds(45));
+    const SignalSnapshot& snap = ws.Get("queue_len");
+    EXPECT_EQ(snap.duplicates, steps[t].duplicates);
+    EXPECT_EQ(snap.instances.size(), steps[t].pods.size() - steps[t].duplicates);
+  }
 }
 
 // Finite values past the double range's half: the sum saturates, never infinity.
