@@ -242,7 +242,7 @@ void WorkloadSignals::Describe(const Drops& d, size_t total, Duration staleness,
   std::string& s = snap.detail;
   const int dropped = d.invalid + d.stale + d.future;
   // Built only when something was dropped: every ingest of every workload passes here, and
-  // formatting the staleness alone was a sixth of a 10,000-workload tick.
+  // formatting the staleness alone was 15% of the policy-mix tick's instructions.
   std::string why;
   if (dropped > 0) {
     AppendCount(why, d.invalid, "NaN, infinite or out of range");

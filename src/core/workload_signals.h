@@ -126,7 +126,7 @@ class WorkloadSignals {
   bool IsKept(const SignalSnapshot& snap, size_t kept, std::string_view instance) const;
   static void Describe(const Drops& d, size_t total, Duration staleness, SignalSnapshot& snap);
   size_t history_capacity_;
-  std::deque<Entry> entries_;
+  std::deque<Entry> entries_;  // in the order first seen; a deque, so references stay valid
   // Scratch reused by every ingest: instance -> index into the snapshot; per replica, its
   // last kept index (kNone: it reported nothing), and per kept index the one before it of the
   // same replica.
@@ -134,9 +134,7 @@ class WorkloadSignals {
   std::vector<size_t> last_of_replica_;
   std::vector<size_t> prev_same_;
   enum class Drop { kInvalid, kStale, kFuture };
-  std::vector<std::pair<size_t, Drop>>
-      dropped_;  // index into the observations, why  // in the order first seen; a deque, so
-                 // references stay valid
+  std::vector<std::pair<size_t, Drop>> dropped_;  // index into the observations, why
 };
 
 }  // namespace aiscale
