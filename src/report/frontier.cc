@@ -7,11 +7,10 @@
 namespace aiscale::report {
 namespace {
 
-bool Valid(const SweepPoint& p) { return HasFigures(p); }
-
 // p attains at least as much as q for no more GPU-hours.
 bool Matches(const SweepPoint& p, const SweepPoint& q) {
-  return Valid(p) && Valid(q) && p.slo_attainment >= q.slo_attainment && p.gpu_hours <= q.gpu_hours;
+  return HasFigures(p) && HasFigures(q) && p.slo_attainment >= q.slo_attainment &&
+         p.gpu_hours <= q.gpu_hours;
 }
 
 }  // namespace
@@ -22,7 +21,7 @@ bool HasFigures(const SweepPoint& p) {
 
 void MarkFrontier(SweepFamily& f) {
   for (SweepPoint& p : f.points) {
-    p.frontier = Valid(p);
+    p.frontier = HasFigures(p);
     for (const SweepPoint& q : f.points) {
       const bool better = q.slo_attainment > p.slo_attainment || q.gpu_hours < p.gpu_hours;
       if (&q != &p && Matches(q, p) && better) p.frontier = false;
@@ -33,7 +32,7 @@ void MarkFrontier(SweepFamily& f) {
 Dominance Dominates(const SweepFamily& a, const SweepFamily& b) {
   Dominance d{a.label, b.label, true, {}};
   for (const SweepPoint& q : b.points) {
-    if (!Valid(q)) continue;
+    if (!HasFigures(q)) continue;
     bool matched = false;
     for (const SweepPoint& p : a.points) matched = matched || Matches(p, q);
     if (!matched) d.unmatched.push_back(q.label);
@@ -46,7 +45,7 @@ int CheapestMeeting(const SweepFamily& f, double target) {
   int best = -1;
   for (size_t i = 0; i < f.points.size(); ++i) {
     const SweepPoint& p = f.points[i];
-    if (!Valid(p) || p.slo_attainment < target) continue;
+    if (!HasFigures(p) || p.slo_attainment < target) continue;
     if (best < 0 || p.gpu_hours < f.points[static_cast<size_t>(best)].gpu_hours) {
       best = static_cast<int>(i);
     }
