@@ -71,6 +71,14 @@ void AllocatorRun::ExplainShortfall(size_t i, Grant& g) const {
           GpuCount(t.guaranteed) +
           (t.borrow_limit ? " + borrow limit " + GpuCount(*t.borrow_limit) : std::string()) +
           (Ceiling(c.tenant) < pool_ ? ", engine quota " + GpuCount(Ceiling(c.tenant)) : "") + ")";
+  } else if (c.elastic && free_ > 0) {
+    // Idle GPUs it did not get: fewer than one of its steps, or not idle for the lend delay.
+    reason = GrantReason::kPoolFull;
+    why = "pool full for it (" + GpuCount(pool_) + ", " + GpuCount(free_) + " idle, " +
+          (free_ < StepGpus(i) ? "less than one step of " + GpuCount(StepGpus(i))
+                               : std::string("lent to elastic growth only once idle for the "
+                                             "pool's lend delay")) +
+          ")";
   } else {
     reason = GrantReason::kPoolFull;
     why = "pool full (" + GpuCount(pool_) + ", " + GpuCount(free_) +

@@ -145,6 +145,22 @@ std::vector<Case> Cases() {
          return in;
        }(),
        {{8, GrantReason::kReclaimed}, {1, GrantReason::kShrunk}, {1, GrantReason::kShrunk}}});
+  cases.push_back({"idle GPUs not idle for the lend delay are not lent, and the reason says so",
+                   [] {
+                     auto in = Input(16, {Tenant("a", 8), Tenant("b", 2)},
+                                     {Claim("chat", 0, 0, 1, 1, 8, 8, 1),
+                                      Claim("bert", 1, 1, 1, 1, 2, 6, 1, true)});
+                     in.elastic_idle = 1;  // 6 idle now, 1 of them for the whole delay; 5 left
+                     return in;
+                   }(),
+                   {{8, GrantReason::kAsWanted}, {3, GrantReason::kBorrowed}},
+                   "5 GPUs idle, lent to elastic growth only once idle for the pool's lend delay"});
+  cases.push_back(
+      {"fewer idle GPUs than one step of the job: the reason says so",
+       Input(16, {Tenant("a", 10), Tenant("b", 2)},
+             {Claim("chat", 0, 0, 1, 1, 10, 10, 1), Claim("gpt", 1, 1, 4, 1, 1, 2, 1, true)}),
+       {{10, GrantReason::kAsWanted}, {1, GrantReason::kPoolFull}},
+       "2 GPUs idle, less than one step of 4 GPUs"});
   cases.push_back(
       {"below floors only when floors alone exceed the pool",
        Input(4, {Tenant("default", 0)},

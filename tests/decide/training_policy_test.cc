@@ -35,6 +35,7 @@ struct Harness {
   int current;
   int ready;
   std::optional<int> max_available;
+  std::optional<int> pool_limit;  // what a shared pool granted when it was less than asked
   std::function<double(int)> rate = Linear;
   Phase phase = Phase::kCompute;
   double util = 92;
@@ -73,7 +74,7 @@ struct Harness {
     const bool restarting = now < restart_until;
     put(signals::kGpuUtil, restarting ? 2 : (phase == Phase::kLoad ? load_util : util));
     if (report_phase) put(signals::kPhase, static_cast<double>(phase));
-    PolicyInput in{sig, current, ready, at, max_available, std::nullopt, std::nullopt};
+    PolicyInput in{sig, current, ready, at, max_available, pool_limit, std::nullopt};
     Recommendation r = policy.Recommend(in, state);
     EXPECT_FALSE(r.rule.empty()) << "t=" << now;
     EXPECT_FALSE(r.reason.empty()) << "t=" << now;
@@ -145,6 +146,39 @@ TEST(TrainingPolicy, FailedNodeReplacedAfterGraceEvenInsideTheDwell) {
   h.max_available = 7;
   h.now = 1275;
   EXPECT_NE(h.Tick().desired, 8);
+}
+
+TEST(TrainingPolicy, AGrowthThePoolDeniedIsNotANodeToReplace) {
+  // The job asks for more; a shared pool grants none of it (pool_limit = current). Later the
+  // pool frees one GPU at a time. The denied ask must not read as failed nodes: replacing them
+  // would grow the job onto each freed GPU, one restart per tick, outside the rescale budget.
+  // The control row, without the pool's word, is a real deficit and is replaced.
+  for (const bool by_pool : {true, false}) {
+    SCOPED_TRACE(by_pool ? "the pool denied the growth" : "control: nodes lost");
+    TrainingConfig c;
+    c.reference_replicas = 8;
+    Harness h(c, Ctx(), 1);
+    h.remaining = Linear(8) * 30 * 3600;
+    h.apply = false;
+    int asked = 1;
+    for (h.now = 0; h.now < 600 && asked == 1; h.now += 15) {
+      const Recommendation r = h.Tick();
+      if (r.valid && r.desired > 1) asked = r.desired;
+    }
+    ASSERT_GT(asked, 2) << "the linear job never asked to grow";
+    if (by_pool) h.pool_limit = 1;
+    int replaced = 0;
+    for (int free = 0; free < 10; ++free, h.now += 15) {
+      h.max_available = 1 + free / 3;  // the pool frees a GPU every three ticks
+      const Recommendation r = h.Tick();
+      replaced += r.rule == "replace_failed_nodes";
+    }
+    if (by_pool) {
+      EXPECT_EQ(replaced, 0);
+    } else {
+      EXPECT_GT(replaced, 0);
+    }
+  }
 }
 
 TEST(TrainingPolicy, NoRescaleInsideTheDwellOrBeyondTheBudget) {
