@@ -181,6 +181,32 @@ TEST(TrainingPolicy, AGrowthThePoolDeniedIsNotANodeToReplace) {
   }
 }
 
+TEST(TrainingPolicy, ANodeLostBelowThePoolsGrantIsReplacedUpToTheGrant) {
+  // The job asks to grow; the pool grants 4 of it and the engine gets only 3 (a node lost on the
+  // way). The node is replaced, up to the pool's 4, not to the whole ask.
+  TrainingConfig c;
+  c.reference_replicas = 8;
+  Harness h(c, Ctx(), 1);
+  h.remaining = Linear(8) * 30 * 3600;
+  h.apply = false;
+  int asked = 1;
+  for (h.now = 0; h.now < 600 && asked == 1; h.now += 15) {
+    const Recommendation r = h.Tick();
+    if (r.valid && r.desired > 1) asked = r.desired;
+  }
+  ASSERT_GT(asked, 4) << "the linear job never asked past the grant";
+  h.pool_limit = 4;
+  h.current = h.ready = 3;
+  h.max_available = 10;
+  std::optional<Recommendation> replaced;
+  for (int i = 0; i < 12 && !replaced; ++i, h.now += 15) {
+    const Recommendation r = h.Tick();
+    if (r.rule == "replace_failed_nodes") replaced = r;
+  }
+  ASSERT_TRUE(replaced) << "the lost node was never replaced";
+  EXPECT_EQ(replaced->desired, 4) << replaced->reason;
+}
+
 TEST(TrainingPolicy, NoRescaleInsideTheDwellOrBeyondTheBudget) {
   // After the first move below 8 (observed on the next tick), the size holds for min_dwell and
   // while the bucket has no token; the rules say which, to the second.

@@ -64,11 +64,12 @@ void TrackSizeChanges(TrainingTick& k) {
     t.settled_at = kNever;
   }
   if (in.current != t.prev_current) t.size_util_s = t.size_util_t = 0;
-  // The pool granted less than was asked and the job is where it left it: the grant is the size
-  // asked now. Otherwise the rest of the ask would read as nodes to replace, and the job would
-  // grow onto each GPU the pool frees, one restart per tick, past the rescale budget.
-  if (in.pool_limit && in.current == *in.pool_limit)
-    t.last_asked = std::min(t.last_asked, in.current);
+  // The pool granted less than was asked: the grant is the size asked now. Otherwise the rest
+  // of the ask would read as nodes to replace, and the job would grow onto each GPU the pool
+  // frees, one restart per tick, past the rescale budget. (A job below the grant lost nodes and
+  // is replaced up to the grant.)
+  if (in.pool_limit && in.current <= *in.pool_limit)
+    t.last_asked = std::min(t.last_asked, *in.pool_limit);
   t.prev_current = in.current;
   t.prev_ready = in.ready;
   if (t.settled_at == kNever && in.ready >= in.current) t.settled_at = now;
