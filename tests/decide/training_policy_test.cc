@@ -148,6 +148,32 @@ TEST(TrainingPolicy, FailedNodeReplacedAfterGraceEvenInsideTheDwell) {
   EXPECT_NE(h.Tick().desired, 8);
 }
 
+// A one-node job of a linear model with a long way to go, ticked (its asks not applied) until
+// it asks to grow, or for 10 minutes.
+Harness GrowingJob() {
+  TrainingConfig c;
+  c.reference_replicas = 8;
+  Harness h(c, Ctx(), 1);
+  h.remaining = Linear(8) * 30 * 3600;
+  h.apply = false;
+  for (h.now = 0; h.now < 600; h.now += 15) {
+    const Recommendation r = h.Tick();
+    if (r.valid && r.desired > 1) {
+      h.now += 15;
+      break;
+    }
+  }
+  return h;
+}
+
+// The size the job last asked for (1 if it never asked to grow).
+int LastAsk(const Harness& h) {
+  for (auto it = h.log.rbegin(); it != h.log.rend(); ++it) {
+    if (it->second.valid && it->second.desired > 1) return it->second.desired;
+  }
+  return 1;
+}
+
 TEST(TrainingPolicy, AGrowthThePoolDeniedIsNotANodeToReplace) {
   // The job asks for more; a shared pool grants none of it (pool_limit = current). Later the
   // pool frees one GPU at a time. The denied ask must not read as failed nodes: replacing them
@@ -155,17 +181,8 @@ TEST(TrainingPolicy, AGrowthThePoolDeniedIsNotANodeToReplace) {
   // The control row, without the pool's word, is a real deficit and is replaced.
   for (const bool by_pool : {true, false}) {
     SCOPED_TRACE(by_pool ? "the pool denied the growth" : "control: nodes lost");
-    TrainingConfig c;
-    c.reference_replicas = 8;
-    Harness h(c, Ctx(), 1);
-    h.remaining = Linear(8) * 30 * 3600;
-    h.apply = false;
-    int asked = 1;
-    for (h.now = 0; h.now < 600 && asked == 1; h.now += 15) {
-      const Recommendation r = h.Tick();
-      if (r.valid && r.desired > 1) asked = r.desired;
-    }
-    ASSERT_GT(asked, 2) << "the linear job never asked to grow";
+    Harness h = GrowingJob();
+    ASSERT_GT(LastAsk(h), 2) << "the linear job never asked to grow";
     if (by_pool) h.pool_limit = 1;
     int replaced = 0;
     for (int free = 0; free < 10; ++free, h.now += 15) {
@@ -184,17 +201,8 @@ TEST(TrainingPolicy, AGrowthThePoolDeniedIsNotANodeToReplace) {
 TEST(TrainingPolicy, ANodeLostBelowThePoolsGrantIsReplacedUpToTheGrant) {
   // The job asks to grow; the pool grants 4 of it and the engine gets only 3 (a node lost on the
   // way). The node is replaced, up to the pool's 4, not to the whole ask.
-  TrainingConfig c;
-  c.reference_replicas = 8;
-  Harness h(c, Ctx(), 1);
-  h.remaining = Linear(8) * 30 * 3600;
-  h.apply = false;
-  int asked = 1;
-  for (h.now = 0; h.now < 600 && asked == 1; h.now += 15) {
-    const Recommendation r = h.Tick();
-    if (r.valid && r.desired > 1) asked = r.desired;
-  }
-  ASSERT_GT(asked, 4) << "the linear job never asked past the grant";
+  Harness h = GrowingJob();
+  ASSERT_GT(LastAsk(h), 4) << "the linear job never asked past the grant";
   h.pool_limit = 4;
   h.current = h.ready = 3;
   h.max_available = 10;

@@ -35,7 +35,7 @@ void TrackSizeChanges(TrainingTick& k) {
     ChangeKind kind = ChangeKind::kRescale;
     const bool by_pool = in.pool_limit && in.current == *in.pool_limit;
     if (by_pool) {
-      t.last_asked = in.current;  // the pool's grant is the size asked now: no node to replace
+      // The pool set this size: a rescale, and the size asked now (below), not a failure.
     } else if (in.current < t.prev_current && in.current < t.last_asked) {
       kind = ChangeKind::kFailure;
     } else if ((in.current == t.last_asked && IsKind(t.pending, ChangeKind::kReplacement)) ||
