@@ -7,7 +7,8 @@
 #
 #   scripts/fuzz.sh --seconds 60                 # every harness, 60 s each
 #   scripts/fuzz.sh --runs 10000000 promql exposition
-#   options: --build-dir DIR (build-fuzz), --jobs N (ninja -j, 2), --no-build,
+#   options: --build-dir DIR (build-fuzz), --jobs N (ninja -j and harnesses at once, 2),
+#            --no-build,
 #            --sanitize LIST (address,undefined; "undefined" builds in build-fuzz-undefined/,
 #            1.3-2.6x the inputs per second, for long campaigns; CI replays each corpus
 #            under ASan),
@@ -34,7 +35,7 @@ while (($#)); do
     --sanitize) sanitize="$2"; shift 2 ;;
     --no-build) do_build=0; shift ;;
     --timeout) timeout="$2"; shift 2 ;;
-    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
     -*) echo "fuzz.sh: unknown option $1" >&2; exit 2 ;;
     *) names+=("${1%_fuzz}"); shift ;;
   esac
@@ -56,18 +57,14 @@ if ((do_build)); then
   ninja -C "$build" -j"$jobs" "${names[@]/%/_fuzz}"
 fi
 
-printf '%-20s %14s %10s %8s %8s\n' harness executions exec/s corpus crashes
-failed=0
-for n in "${names[@]}"; do
-  bin="$build/${n}_fuzz"
-  work="$build/fuzz-corpus/$n"
-  crashes="$build/fuzz-crashes/$n"
-  log="$build/fuzz-logs/$n.log"
+# fuzz_one NAME: runs one harness; writes its table row to fuzz-logs/NAME.row and exits 1 when
+# it found something.
+fuzz_one() {
+  local n=$1 bin="$build/${1}_fuzz" work="$build/fuzz-corpus/$1" crashes="$build/fuzz-crashes/$1"
+  local log="$build/fuzz-logs/$1.log" seeds=() before rc execs rate found
   mkdir -p "$work" "$crashes" "$(dirname "$log")"
-  seeds=()
   [[ -d "$src/tests/fuzz/corpus/$n" ]] && seeds=("$src/tests/fuzz/corpus/$n")
   before=$(find "$crashes" -type f | wc -l)
-  set +e
   # Two settings for speed, each found with perf on a long controller_config run and measured
   # side by side. Entropic scheduling keeps 20 rarest features, not libFuzzer's 100
   # (InputCorpus::UpdateFeatureFrequency, a linear search of that list per feature per input,
@@ -82,14 +79,34 @@ for n in "${names[@]}"; do
     -rss_limit_mb=2048 -print_final_stats=1 -entropic_number_of_rarest_features=20 \
     -artifact_prefix="$crashes/" "$work" "${seeds[@]}" >"$log" 2>&1
   rc=$?
-  set -e
   execs=$(grep -ao 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || true)
   rate=$(grep -ao 'stat::average_exec_per_sec: *[0-9]*' "$log" | grep -o '[0-9]*$' || true)
   found=$(($(find "$crashes" -type f | wc -l) - before))
   if ((rc != 0 && found == 0)); then found=1; fi  # died without leaving an artifact
-  ((found > 0)) && failed=1
   printf '%-20s %14s %10s %8s %8s\n' "$n" "${execs:-?}" "${rate:-?}" \
-    "$(find "$work" -type f | wc -l)" "$found"
+    "$(find "$work" -type f | wc -l)" "$found" >"$build/fuzz-logs/$n.row"
   ((rc != 0)) && echo "  see $log and $crashes/" >&2
+  ((found == 0))
+}
+
+# Up to --jobs harnesses at once: each fuzzer is one process on one core.
+mkdir -p "$build/fuzz-logs"
+rm -f "$build"/fuzz-logs/*.row
+set +e
+running=0
+failed=0
+for n in "${names[@]}"; do
+  if ((running >= jobs)); then
+    wait -n || failed=1
+    running=$((running - 1))
+  fi
+  fuzz_one "$n" &
+  running=$((running + 1))
+done
+for pid in $(jobs -p); do wait "$pid" || failed=1; done
+set -e
+printf '%-20s %14s %10s %8s %8s\n' harness executions exec/s corpus crashes
+for n in "${names[@]}"; do
+  cat "$build/fuzz-logs/$n.row" 2>/dev/null || { echo "$n: no result"; failed=1; }
 done
 exit "$failed"
