@@ -161,14 +161,10 @@ for mode in "${modes[@]}"; do
       fuzzer=0
       if [ "${AISCALE_SANITIZE_CXX:-}" != gcc ] && have_libfuzzer; then fuzzer=1; fi
       if ((do_build)); then
+        compiler=(-DCMAKE_CXX_COMPILER=c++ -DAISCALE_FUZZ=OFF)
+        ((fuzzer)) && compiler=(-DCMAKE_CXX_COMPILER=clang++-14 -DAISCALE_FUZZ=ON)
         # The simulator layer at -O1: at -O0 its oracle tests were most of the stage's time.
-        if ((fuzzer)); then
-          configure "$dir" address,undefined -O0 -DCMAKE_CXX_COMPILER=clang++-14 -DAISCALE_FUZZ=ON \
-            -DAISCALE_O1_LAYERS=sim
-        else
-          configure "$dir" address,undefined -O0 -DCMAKE_CXX_COMPILER=c++ -DAISCALE_FUZZ=OFF \
-            -DAISCALE_O1_LAYERS=sim
-        fi
+        configure "$dir" address,undefined -O0 "${compiler[@]}" -DAISCALE_O1_LAYERS=sim
         cmake --build "$dir" -j "$jobs"
       fi
       echo "sanitize: asan+ubsan build ($(((fuzzer)) && echo clang-14 || echo gcc)) $((SECONDS - start)) s"
