@@ -214,6 +214,8 @@ class Controller {
   PoolView PoolViewOf(const Allocation& a) const;
   int Expected(Workload& w, const PoolClaim& c, TimePoint now) const;
   std::optional<int64_t> StableIdle(double now_s);
+  std::optional<int64_t> LendableIdle(std::optional<int64_t> stable,
+                                      const std::vector<PoolClaim>& claims) const;
   void ReadSignals(Workload& w, TimePoint now, Decision& d);
   static const ReplicaSet* Replicas(Workload& w);
   void Resolve(const Workload& w, Decision& d) const;

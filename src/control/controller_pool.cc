@@ -151,8 +151,6 @@ void Controller::AllocatePool(std::vector<Decision>& ds, const std::vector<char>
                                        : std::optional<int64_t>(it->second));
     }
   }
-  in.elastic_idle = StableIdle(SinceEpochSeconds(now));
-  last_elastic_idle_ = in.elastic_idle;
   std::vector<size_t> index;  // claim -> workload
   for (size_t i = 0; i < workloads_.size(); ++i) {
     if (!workloads_[i]->binding.pool) continue;
@@ -160,6 +158,8 @@ void Controller::AllocatePool(std::vector<Decision>& ds, const std::vector<char>
     in.claims.back().expected = Expected(*workloads_[i], in.claims.back(), now);
     index.push_back(i);
   }
+  in.elastic_idle = LendableIdle(StableIdle(SinceEpochSeconds(now)), in.claims);
+  last_elastic_idle_ = in.elastic_idle;
   in.shrink_cost = [&](size_t k, int to) {
     const Workload& w = *workloads_[index[k]];
     const PoolMember& m = *w.binding.pool;
@@ -253,6 +253,22 @@ std::optional<int64_t> Controller::StableIdle(double now_s) {
   int64_t least = idle_history_.front().second;
   for (const auto& [t, idle] : idle_history_) least = std::min(least, idle);
   return least;
+}
+
+// What a borrowing elastic job may grow into: the stable idle GPUs less what the workloads
+// that are not elastic (serving) are rising toward (PoolClaim::expected). A job grown onto
+// GPUs a ramping service will take back within minutes pays two restarts for nothing. Whole-job
+// mode admits as Kueue does, on what is idle (after the lend delay), with no such foresight.
+std::optional<int64_t> Controller::LendableIdle(std::optional<int64_t> stable,
+                                                const std::vector<PoolClaim>& claims) const {
+  if (!stable || pool_spec_->reclaim == ReclaimMode::kWholeJob) return stable;
+  int64_t foreseen = 0;
+  for (const PoolClaim& c : claims) {
+    if (c.elastic) continue;
+    const int64_t rise = std::max(0, c.expected - std::max(c.want, c.current));
+    foreseen += rise * c.gpus_per_replica;
+  }
+  return std::max<int64_t>(0, *stable - foreseen);
 }
 
 void Controller::CountPool(const Allocation& a) const {

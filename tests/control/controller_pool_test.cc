@@ -254,6 +254,32 @@ TEST(ControllerPool, TheLifeOfALoanReachesTheBorrower) {
   EXPECT_DOUBLE_EQ((*h.bert_lease)->expected_s, 30);
 }
 
+// Idle GPUs are lent to a borrowing job only when a serving workload's ramp will not take them
+// back within minutes: chat ends its 135 s at 4 either way (4 GPUs idle all the lend delay,
+// one of bert's 4-GPU nodes), but rising from 2 it is expected to rise 2 more, so bert is not
+// grown onto GPUs it would give back at its next restart.
+TEST(ControllerPool, IdleGpusAServiceIsRampingTowardAreNotLent) {
+  struct Row {
+    const char* name;
+    std::vector<double> chat;  // chat's wants at 15, 30, ... s
+    int bert_after;
+  };
+  const Row rows[] = {
+      {"chat flat at 4", {4, 4, 4, 4, 4, 4, 4, 4, 4}, 3},
+      {"chat ramping 2 -> 4", {2, 2, 2, 3, 3, 3, 4, 4, 4}, 2},
+  };
+  for (const Row& row : rows) {
+    Harness h;
+    h.act.Set("ns/bert", 2, 2);  // its guarantee of 8 GPUs; wants a third node, borrowed
+    std::vector<Decision> ds;
+    for (size_t k = 0; k < row.chat.size(); ++k) {
+      h.Want(row.chat[k], 3);
+      ds = h.Tick(15.0 * static_cast<double>(k + 1));
+    }
+    EXPECT_EQ(ds[1].constrained, row.bert_after) << row.name << ": " << ds[1].pool.detail;
+  }
+}
+
 TEST(ControllerPool, TheHoldSurvivesARestart) {
   store::MemoryStore store;
   {
