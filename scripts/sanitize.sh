@@ -66,7 +66,7 @@ configure() { # configure DIR SANITIZERS OPT [CMAKE ARGS...]
   fi
   cmake -S "$root" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=$opt -g1 -DNDEBUG" -DAISCALE_SANITIZE="$san" \
-    -DAISCALE_BENCH=OFF -DAISCALE_WERROR=OFF "$@" >/dev/null
+    -DAISCALE_BENCH=OFF -DAISCALE_WERROR=OFF -DAISCALE_UNITY_LIBS=ON "$@" >/dev/null
 }
 
 # The asan build is clang-14's when clang and its libFuzzer runtime are installed (bootstrap

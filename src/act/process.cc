@@ -16,7 +16,7 @@
 #include <fstream>
 #include <sstream>
 
-extern char** environ;
+#include "act/child_env.h"
 
 namespace aiscale::act {
 namespace {
@@ -38,20 +38,6 @@ bool IsExecutableFile(const std::string& path, int* err) {
   return true;
 }
 
-// The environment of a child: aiscale's own, with `extra` added or replacing.
-std::vector<std::string> MergedEnv(const std::vector<std::pair<std::string, std::string>>& extra) {
-  std::vector<std::string> out;
-  for (char** e = environ; e && *e; ++e) {
-    const std::string entry = *e;
-    const std::string key = entry.substr(0, entry.find('='));
-    bool replaced = false;
-    for (const auto& [k, v] : extra) replaced = replaced || k == key;
-    if (!replaced) out.push_back(entry);
-  }
-  for (const auto& [k, v] : extra) out.push_back(k + "=" + v);
-  return out;
-}
-
 std::string LookupEnv(const std::vector<std::pair<std::string, std::string>>& extra,
                       const std::string& key) {
   for (const auto& [k, v] : extra) {
@@ -59,13 +45,6 @@ std::string LookupEnv(const std::vector<std::pair<std::string, std::string>>& ex
   }
   const char* v = std::getenv(key.c_str());
   return v ? v : "";
-}
-
-std::vector<char*> CStrings(std::vector<std::string>& strings) {
-  std::vector<char*> out;
-  for (std::string& s : strings) out.push_back(s.data());
-  out.push_back(nullptr);
-  return out;
 }
 
 // What the child reports through the close-on-exec pipe when it cannot exec.

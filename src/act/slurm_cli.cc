@@ -10,33 +10,11 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
-#include <map>
 
-extern char** environ;
+#include "act/child_env.h"
 
 namespace aiscale::act {
 namespace {
-
-// aiscale's environment with `extra` added over it, as "K=V" strings.
-std::vector<std::string> MergedEnv(const std::vector<std::pair<std::string, std::string>>& extra) {
-  std::map<std::string, std::string> env;
-  for (char** e = environ; e && *e; ++e) {
-    const std::string kv = *e;
-    const size_t eq = kv.find('=');
-    if (eq != std::string::npos) env[kv.substr(0, eq)] = kv.substr(eq + 1);
-  }
-  for (const auto& [k, v] : extra) env[k] = v;
-  std::vector<std::string> out;
-  for (const auto& [k, v] : env) out.push_back(k + "=" + v);
-  return out;
-}
-
-std::vector<char*> CStrings(std::vector<std::string>& v) {
-  std::vector<char*> out;
-  for (std::string& s : v) out.push_back(s.data());
-  out.push_back(nullptr);
-  return out;
-}
 
 // Reads both pipes until they close or the deadline passes; false on timeout.
 bool Drain(int out_fd, int err_fd, std::chrono::steady_clock::time_point deadline,

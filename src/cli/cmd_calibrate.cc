@@ -36,7 +36,7 @@ struct CalibrateFlags {
   bool unfinished = false;
 };
 
-int Usage(std::ostream& os, int code) {
+int CalibrateUsage(std::ostream& os, int code) {
   os << "usage: aiscale calibrate --config FILE --events FILE [--workload NAME]\n"
         "                         [--store FILE | --decisions FILE] [--run ID] [-o OUT]\n"
         "                         [--no-simulate] [--unfinished]\n\n"
@@ -237,10 +237,10 @@ Status RunCalibrate(const CalibrateFlags& f) {
 
 int Calibrate(const Args& args) {
   for (const std::string& a : args) {
-    if (a == "--help" || a == "-h") return Usage(std::cout, 0);
+    if (a == "--help" || a == "-h") return CalibrateUsage(std::cout, 0);
   }
   CalibrateFlags f;
-  if (!ParseFlags(args, f)) return Usage(std::cerr, 2);
+  if (!ParseFlags(args, f)) return CalibrateUsage(std::cerr, 2);
   const Status st = RunCalibrate(f);
   if (!st.ok()) {
     std::cerr << "aiscale calibrate: " << st.message() << "\n";

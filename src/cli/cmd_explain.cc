@@ -33,7 +33,7 @@ struct ExplainFlags {
   size_t limit = kDefaultLimit;
 };
 
-int Usage(std::ostream& os, int code) {
+int ExplainUsage(std::ostream& os, int code) {
   os << "usage: aiscale explain NAME (--config FILE | --url URL) [--limit N]\n\n"
         "Prints the last N (default "
      << kDefaultLimit
@@ -252,10 +252,10 @@ void Describe(std::ostream& os, const Decision& d) {
 
 int Explain(const Args& args) {
   for (const auto& a : args) {
-    if (a == "--help" || a == "-h") return Usage(std::cout, 0);
+    if (a == "--help" || a == "-h") return ExplainUsage(std::cout, 0);
   }
   ExplainFlags f;
-  if (!ParseExplainFlags(args, f)) return Usage(std::cerr, 2);
+  if (!ParseExplainFlags(args, f)) return ExplainUsage(std::cerr, 2);
   auto decisions = f.url.empty() ? FromStore(f) : FromServer(f);
   if (!decisions.ok()) {
     std::cerr << "aiscale explain: " << decisions.status().message() << "\n";

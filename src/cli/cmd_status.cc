@@ -25,7 +25,7 @@ struct StatusFlags {
   double interval_s = 2;
 };
 
-int Usage(std::ostream& os, int code) {
+int StatusUsage(std::ostream& os, int code) {
   os << "usage: aiscale status [NAME] [--url URL] [--watch [--interval S]] [--json]\n\n"
         "Shows what a running `aiscale run` is doing. Without NAME, one row per workload;\n"
         "with NAME (namespace/name or a plain name), its signals, conditions and recent\n"
@@ -87,10 +87,10 @@ Result<std::string> Frame(const ApiClient& api, const StatusFlags& f) {
 
 int ShowStatus(const Args& args) {
   for (const auto& a : args) {
-    if (a == "--help" || a == "-h") return Usage(std::cout, 0);
+    if (a == "--help" || a == "-h") return StatusUsage(std::cout, 0);
   }
   StatusFlags f;
-  if (!ParseFlags(args, f)) return Usage(std::cerr, 2);
+  if (!ParseFlags(args, f)) return StatusUsage(std::cerr, 2);
   const ApiClient api(f.url);
   const bool tty = isatty(STDOUT_FILENO) == 1;
   for (;;) {

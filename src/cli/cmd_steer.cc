@@ -23,7 +23,7 @@ struct SteerFlags {
   bool clear = false;
 };
 
-int Usage(std::ostream& os, int code) {
+int SteerUsage(std::ostream& os, int code) {
   os << "usage: aiscale pause NAME [--direction both|down|up] [--until T]\n"
         "       aiscale resume NAME\n"
         "       aiscale pin NAME N [--until T]\n"
@@ -74,11 +74,11 @@ bool ParseFlags(const Args& args, SteerFlags& f) {
 
 int SteerCommand(const std::string& verb, const Args& args) {
   for (const auto& a : args) {
-    if (a == "--help" || a == "-h") return Usage(std::cout, 0);
+    if (a == "--help" || a == "-h") return SteerUsage(std::cout, 0);
   }
   SteerFlags f;
   f.verb = verb;
-  if (!ParseFlags(args, f)) return Usage(std::cerr, 2);
+  if (!ParseFlags(args, f)) return SteerUsage(std::cerr, 2);
   auto token = LoadCliToken(f.token_file);
   if (!token.ok()) {
     std::cerr << "aiscale " << verb << ": " << token.status().message() << "\n";

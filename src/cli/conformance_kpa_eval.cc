@@ -18,7 +18,7 @@ using nlohmann::json;
 using namespace aiscale::decide;
 
 // Parsing errors stay inside this file: thrown at the field, caught in EvaluateKpaVectors.
-struct Malformed {
+struct BadVector {
   std::string where;
   std::string what;
 };
@@ -27,19 +27,19 @@ std::string TypeName(const json& j) { return j.type_name(); }
 
 const json& Field(const json& obj, const std::string& key, const std::string& where) {
   auto it = obj.find(key);
-  if (it == obj.end()) throw Malformed{where, "missing required field '" + key + "'"};
+  if (it == obj.end()) throw BadVector{where, "missing required field '" + key + "'"};
   return *it;
 }
 
 double Number(const json& j, const std::string& where) {
-  if (!j.is_number()) throw Malformed{where, "expected a number, got " + TypeName(j)};
+  if (!j.is_number()) throw BadVector{where, "expected a number, got " + TypeName(j)};
   return j.get<double>();
 }
 
 int Integer(const json& j, const std::string& where) {
   const double v = Number(j, where);
   if (v != std::floor(v) || std::abs(v) > 2e9) {
-    throw Malformed{where, "expected an integer, got " + j.dump()};
+    throw BadVector{where, "expected an integer, got " + j.dump()};
   }
   return static_cast<int>(v);
 }
@@ -76,14 +76,14 @@ struct Case {
 };
 
 Case ParseCase(const json& c, const std::string& where) {
-  if (!c.is_object()) throw Malformed{where, "expected an object, got " + TypeName(c)};
+  if (!c.is_object()) throw BadVector{where, "expected an object, got " + TypeName(c)};
   Case k;
   const json& name = Field(c, "name", where);
-  if (!name.is_string()) throw Malformed{where + ".name", "expected a string"};
+  if (!name.is_string()) throw BadVector{where + ".name", "expected a string"};
   k.name = name.get<std::string>();
   const std::string w = where + " (" + k.name + ")";
   const json& cfg = Field(c, "config", w);
-  if (!cfg.is_object()) throw Malformed{w + ".config", "expected an object"};
+  if (!cfg.is_object()) throw BadVector{w + ".config", "expected an object"};
   const std::string wc = w + ".config";
   k.target = Number(Field(cfg, "targetConcurrency", wc), wc + ".targetConcurrency");
   k.utilization = OptNumber(cfg, "targetUtilization", k.utilization, wc);
@@ -98,20 +98,20 @@ Case ParseCase(const json& c, const std::string& where) {
   }
   if (cfg.contains("allowZeroInitialScale")) {
     if (!cfg["allowZeroInitialScale"].is_boolean()) {
-      throw Malformed{wc + ".allowZeroInitialScale", "expected true or false"};
+      throw BadVector{wc + ".allowZeroInitialScale", "expected true or false"};
     }
     k.allow_zero_initial = cfg["allowZeroInitialScale"].get<bool>();
   }
   k.ready = Integer(Field(c, "readyPods", w), w + ".readyPods");
   const json& samples = Field(c, "samples", w);
-  if (!samples.is_array()) throw Malformed{w + ".samples", "expected an array"};
+  if (!samples.is_array()) throw BadVector{w + ".samples", "expected an array"};
   for (size_t i = 0; i < samples.size(); ++i) {
     const std::string ws = w + ".samples[" + std::to_string(i) + "]";
     const json& s = samples[i];
-    if (!s.is_object()) throw Malformed{ws, "expected an object"};
+    if (!s.is_object()) throw BadVector{ws, "expected an object"};
     const double ago = Number(Field(s, "secondsAgo", ws), ws + ".secondsAgo");
     const char* key = s.contains("concurrency") ? "concurrency" : "rps";
-    if (!s.contains(key)) throw Malformed{ws, "missing required field 'concurrency' (or 'rps')"};
+    if (!s.contains(key)) throw BadVector{ws, "missing required field 'concurrency' (or 'rps')"};
     k.samples.emplace_back(ago, Number(s[key], ws + "." + key));
   }
   k.panic_since = NullableNumber(c, "panicSinceSecondsAgo", w);
@@ -119,7 +119,7 @@ Case ParseCase(const json& c, const std::string& where) {
     k.max_panic_pods = Integer(c["maxPanicPods"], w + ".maxPanicPods");
   k.expected_pods = Integer(Field(c, "expectedPods", w), w + ".expectedPods");
   const json& ep = Field(c, "expectedPanic", w);
-  if (!ep.is_boolean()) throw Malformed{w + ".expectedPanic", "expected true or false"};
+  if (!ep.is_boolean()) throw BadVector{w + ".expectedPanic", "expected true or false"};
   k.expected_panic = ep.get<bool>();
   k.gate = c.contains("lastNonZeroSecondsAgo");
   k.last_nonzero_ago = NullableNumber(c, "lastNonZeroSecondsAgo", w);
@@ -129,7 +129,7 @@ Case ParseCase(const json& c, const std::string& where) {
                                  {"maxPanicPods", k.max_panic_pods},
                                  {"expectedPods", k.expected_pods},
                                  {"currentPods", k.current}}) {
-    if (v < 0) throw Malformed{w + "." + field, "must be >= 0, got " + std::to_string(v)};
+    if (v < 0) throw BadVector{w + "." + field, "must be >= 0, got " + std::to_string(v)};
   }
   return k;
 }
@@ -245,22 +245,22 @@ Result<KpaConformanceReport> EvaluateKpaVectors(const std::string& json_text,
   try {
     // Strict: a repeated key or absurd nesting is an error, not silently the last value.
     auto parsed = ParseStrictJson(json_text);
-    if (!parsed.ok()) throw Malformed{"", parsed.status().message()};
+    if (!parsed.ok()) throw BadVector{"", parsed.status().message()};
     const json root = std::move(*parsed);
-    if (!root.is_object()) throw Malformed{"", "top level must be an object"};
+    if (!root.is_object()) throw BadVector{"", "top level must be an object"};
     const json& kind = Field(root, "kind", "top level");
-    if (kind != "kpa") throw Malformed{"kind", "expected \"kpa\", got " + kind.dump()};
+    if (kind != "kpa") throw BadVector{"kind", "expected \"kpa\", got " + kind.dump()};
     const json& list = Field(root, "cases", "top level");
-    if (!list.is_array()) throw Malformed{"cases", "expected an array"};
+    if (!list.is_array()) throw BadVector{"cases", "expected an array"};
     std::set<std::string> names;
     for (size_t i = 0; i < list.size(); ++i) {
       cases.push_back(ParseCase(list[i], "cases[" + std::to_string(i) + "]"));
       if (!names.insert(cases.back().name).second) {
-        throw Malformed{"cases[" + std::to_string(i) + "].name",
+        throw BadVector{"cases[" + std::to_string(i) + "].name",
                         "duplicate case name '" + cases.back().name + "'"};
       }
     }
-  } catch (const Malformed& m) {
+  } catch (const BadVector& m) {
     return Status::Error("malformed KPA vector file " + file + ": " +
                          (m.where.empty() ? "" : m.where + ": ") + m.what);
   } catch (const json::exception& e) {

@@ -28,6 +28,9 @@ struct GNum {
   int digits = 6;
 };
 
+// How the decisions' reasons write a measured figure: four significant digits unless asked.
+inline GNum Num(double v, int digits = 4) { return {v, digits}; }
+
 // One argument of StrCat: a view of a string, or of a number formatted into its own buffer.
 class TextPiece {
  public:

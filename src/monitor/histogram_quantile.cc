@@ -7,7 +7,7 @@
 namespace aiscale::monitor {
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr double kNoQuantile = std::numeric_limits<double>::quiet_NaN();
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
 // Merges buckets with the same upper bound (input sorted), adding their counts.
@@ -50,19 +50,19 @@ void EnsureMonotonic(std::vector<Bucket>& b) {
 }  // namespace
 
 double HistogramQuantile(double q, std::vector<Bucket> buckets) {
-  if (std::isnan(q)) return kNaN;
+  if (std::isnan(q)) return kNoQuantile;
   if (q < 0) return -kInf;
   if (q > 1) return kInf;
-  if (buckets.empty()) return kNaN;
+  if (buckets.empty()) return kNoQuantile;
   std::sort(buckets.begin(), buckets.end(),
             [](const Bucket& a, const Bucket& b) { return a.upper_bound < b.upper_bound; });
-  if (buckets.back().upper_bound != kInf) return kNaN;
+  if (buckets.back().upper_bound != kInf) return kNoQuantile;
   Coalesce(buckets);
   SmoothPrecisionErrors(buckets, 1e-12);
   EnsureMonotonic(buckets);
-  if (buckets.size() < 2) return kNaN;
+  if (buckets.size() < 2) return kNoQuantile;
   const double observations = buckets.back().count;
-  if (!(observations > 0)) return kNaN;
+  if (!(observations > 0)) return kNoQuantile;
   double rank = q * observations;
   // First bucket (excluding +Inf) whose cumulative count reaches the rank.
   size_t b = 0;
@@ -81,7 +81,7 @@ double HistogramQuantile(double q, std::vector<Bucket> buckets) {
 
 double CounterIncrease(std::span<const double> values) {
   double increase = 0;
-  double prev = kNaN;
+  double prev = kNoQuantile;
   int readings = 0;
   for (double v : values) {
     if (std::isnan(v)) continue;
@@ -89,7 +89,7 @@ double CounterIncrease(std::span<const double> values) {
     prev = v;
     ++readings;
   }
-  return readings >= 2 ? increase : kNaN;
+  return readings >= 2 ? increase : kNoQuantile;
 }
 
 }  // namespace aiscale::monitor

@@ -42,7 +42,7 @@ Peer PeerOf(const sockaddr_storage& a) {
   return p;
 }
 
-std::string_view ReasonOf(int status) {
+std::string_view RefusalReason(int status) {
   switch (status) {
     case 400:
       return "bad_request";
@@ -315,7 +315,7 @@ void HttpListener::Advance(Conn& c) {
   if (c.in.empty()) return;
   const RequestHead h = ScanHead(c.in, limits_.head);
   if (h.state == RequestHead::State::kRejected) {
-    Refuse(c, h.status, h.why, ReasonOf(h.status));
+    Refuse(c, h.status, h.why, RefusalReason(h.status));
     return;
   }
   if (h.state == RequestHead::State::kIncomplete) {

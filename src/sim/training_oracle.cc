@@ -15,7 +15,7 @@ namespace {
 using signals::Phase;
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
-constexpr double kEps = 1e-9;
+constexpr double kTolerance = 1e-9;
 // Bisection steps on the time price: 2^-40 of the bracket, far below a GPU-second.
 constexpr int kBisections = 40;
 // The most rescales the budget dimension tracks (a bucket refilling 1/h on a 64 h job).
@@ -81,7 +81,8 @@ Path LagrangianSolve(const Problem& p, double lambda) {
   init.tokens = r.rescale_burst;
   auto offer = [&](std::vector<Cell>& layer, int s, int k, const Cell& c) {
     Cell& dst = layer[static_cast<size_t>(s) * K + k];
-    if (c.j < dst.j - kEps || (std::abs(c.j - dst.j) <= kEps && c.time < dst.time)) dst = c;
+    if (c.j < dst.j - kTolerance || (std::abs(c.j - dst.j) <= kTolerance && c.time < dst.time))
+      dst = c;
   };
   auto extend = [&](int i, const Cell& from, int a, int k, std::vector<Cell>& layer) {
     // Stay at a.
@@ -92,10 +93,10 @@ Path LagrangianSolve(const Problem& p, double lambda) {
     c.j = c.cost + lambda * c.time;
     offer(layer, a, k, c);
     // Change to b at the boundary, when the dwell has passed and the bucket has a token.
-    if (k + 1 >= K || from.time - from.last_rescale < r.min_dwell_s - kEps) return;
+    if (k + 1 >= K || from.time - from.last_rescale < r.min_dwell_s - kTolerance) return;
     const double tok =
         Tokens(r, from.tokens, from.last_rescale == -kInf ? 0 : from.last_rescale, from.time);
-    if (tok < 1 - kEps) return;
+    if (tok < 1 - kTolerance) return;
     for (int b = 0; b < S; ++b) {
       if (b == a) continue;
       Cell c2 = from;
@@ -125,8 +126,8 @@ Path LagrangianSolve(const Problem& p, double lambda) {
   for (int s = 0; s < S; ++s) {
     for (int k = 0; k < K; ++k) {
       const Cell& c = layers[P - 1][static_cast<size_t>(s) * K + k];
-      if (c.j < best.j - kEps ||
-          (std::abs(c.j - best.j) <= kEps && bs >= 0 && c.time < best.time)) {
+      if (c.j < best.j - kTolerance ||
+          (std::abs(c.j - best.j) <= kTolerance && bs >= 0 && c.time < best.time)) {
         best.j = c.j;
         best.cost = c.cost;
         best.time = c.time;
@@ -159,8 +160,8 @@ struct Label {
 constexpr size_t kMaxLabels = 256;
 
 bool Dominates(const Label& a, const Label& b) {
-  return a.cost <= b.cost + kEps && a.time <= b.time + kEps && a.tokens >= b.tokens - kEps &&
-         a.since >= b.since - kEps;
+  return a.cost <= b.cost + kTolerance && a.time <= b.time + kTolerance &&
+         a.tokens >= b.tokens - kTolerance && a.since >= b.since - kTolerance;
 }
 
 void Insert(std::vector<Label>& cell, const Label& l, bool* thinned) {
@@ -209,8 +210,8 @@ Path ParetoSolve(const Problem& p, double deadline, double incumbent, bool* thin
     l.since = std::min(l.since + (c.time - l.time), std::max(r.min_dwell_s, 0.0));
     l.time = c.time;
     l.cost = c.cost;
-    if (l.time + fast[i + 1] > deadline + kEps) return;
-    if (l.cost + cheap[i + 1] > incumbent * (1 + 1e-12) + kEps) return;
+    if (l.time + fast[i + 1] > deadline + kTolerance) return;
+    if (l.cost + cheap[i + 1] > incumbent * (1 + 1e-12) + kTolerance) return;
     Insert(layers[i][static_cast<size_t>(s) * K + k], l, thinned);
   };
   auto extend = [&](int i, const Label& from, int a, int k, int cell, int idx) {
@@ -218,7 +219,8 @@ Path ParetoSolve(const Problem& p, double deadline, double incumbent, bool* thin
     stay.prev_cell = cell;
     stay.prev_label = idx;
     push(i, a, k, stay, from.time);
-    if (k + 1 >= K || from.since < r.min_dwell_s - kEps || from.tokens < 1 - kEps) return;
+    if (k + 1 >= K || from.since < r.min_dwell_s - kTolerance || from.tokens < 1 - kTolerance)
+      return;
     for (int b = 0; b < S; ++b) {
       if (b == a) continue;
       Label l = stay;
@@ -246,7 +248,7 @@ Path ParetoSolve(const Problem& p, double deadline, double incumbent, bool* thin
   for (int cell = 0; cell < S * K; ++cell) {
     const auto& labels = layers[P - 1][cell];
     for (size_t x = 0; x < labels.size(); ++x) {
-      if (labels[x].time <= deadline + kEps && labels[x].cost < best.j) {
+      if (labels[x].time <= deadline + kTolerance && labels[x].cost < best.j) {
         best.j = best.cost = labels[x].cost;
         best.time = labels[x].time;
         bc = cell;
@@ -449,7 +451,7 @@ Result<TrainingOracleResult> ComputeTrainingOracle(const TrainingOracleInput& in
   out.deadline_s = (1 + r.max_slowdown) * st.time;
   if (in.duration_limit_s > 0) out.deadline_s = std::min(out.deadline_s, in.duration_limit_s);
   const double bucket_max = r.rescale_burst + r.rescales_per_hour * out.deadline_s / 3600;
-  p.max_k = std::clamp(static_cast<int>(std::floor(bucket_max + kEps)), 0,
+  p.max_k = std::clamp(static_cast<int>(std::floor(bucket_max + kTolerance)), 0,
                        std::min<int>(kMaxRescales, static_cast<int>(p.phases.size())));
   if (p.max_k == 0) out.why = "the rescale budget allows no rescale: the oracle's plan is static";
   if (r.min_dwell_s >= st.time) {
@@ -465,16 +467,16 @@ Result<TrainingOracleResult> ComputeTrainingOracle(const TrainingOracleInput& in
   auto consider = [&](double lambda) {
     Path x = LagrangianSolve(p, lambda);
     dual = std::max(dual, x.j - lambda * out.deadline_s);
-    if (x.time <= out.deadline_s + kEps && (!have_best || x.cost < best.cost)) {
+    if (x.time <= out.deadline_s + kTolerance && (!have_best || x.cost < best.cost)) {
       best = x;
       have_best = true;
     }
     return x;
   };
   double lo = 0, hi_l = 0;
-  if (consider(0).time > out.deadline_s + kEps) {
+  if (consider(0).time > out.deadline_s + kTolerance) {
     hi_l = in.gpus_per_node;
-    while (consider(hi_l).time > out.deadline_s + kEps) {
+    while (consider(hi_l).time > out.deadline_s + kTolerance) {
       lo = hi_l;
       hi_l *= 4;
       if (hi_l > 1e12) break;
@@ -493,7 +495,7 @@ Result<TrainingOracleResult> ComputeTrainingOracle(const TrainingOracleInput& in
     } else {
       for (int it = 0; it < kBisections && hi_l - lo > 1e-9 * hi_l; ++it) {
         const double mid = 0.5 * (lo + hi_l);
-        (consider(mid).time > out.deadline_s + kEps ? lo : hi_l) = mid;
+        (consider(mid).time > out.deadline_s + kTolerance ? lo : hi_l) = mid;
       }
     }
   }

@@ -3,16 +3,9 @@
 #include <algorithm>
 #include <cmath>
 
+#include "decide/forecast/floor_mod.h"
+
 namespace aiscale::decide::forecast {
-namespace {
-
-int64_t FloorMod(int64_t a, int64_t m) {
-  const int64_t r = a % m;
-  return r < 0 ? r + m : r;
-}
-
-}  // namespace
-
 ErrorQuantile::ErrorQuantile(const ErrorQuantileParams& params, PersistentState& state,
                              const std::string& prefix)
     : p_(params),

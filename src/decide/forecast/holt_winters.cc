@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "decide/forecast/floor_mod.h"
+
 namespace aiscale::decide::forecast {
 namespace {
 
@@ -14,11 +16,6 @@ constexpr double kMinScored = 30;
 double Damped(double phi, int64_t h) {
   return phi >= 1.0 ? static_cast<double>(h)
                     : phi * (1 - std::pow(phi, static_cast<double>(h))) / (1 - phi);
-}
-
-int64_t FloorMod(int64_t a, int64_t m) {
-  const int64_t r = a % m;
-  return r < 0 ? r + m : r;
 }
 
 }  // namespace

@@ -11,7 +11,6 @@ namespace aiscale::decide {
 namespace {
 
 // "%.4g" as printf writes it (decide/text.h).
-GNum Num(double v) { return {v, 4}; }
 
 HpaMetricConfig ParseMetric(const config::ConfigNode& m) {
   HpaMetricConfig c;

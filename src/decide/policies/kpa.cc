@@ -44,7 +44,6 @@ std::optional<TimePoint> GetTime(const PersistentState& s, std::string_view key)
 }
 
 // "%.6g" as printf writes it (decide/text.h).
-GNum Num(double v) { return {v, 6}; }
 
 Recommendation Hold(std::string rule, std::string reason) {
   Recommendation r;
@@ -67,7 +66,7 @@ KpaConfig KpaConfig::Parse(const config::ConfigNode& node) {
   if (c.stable_window_s != std::floor(c.stable_window_s)) {
     node.ErrorAt("stable_window",
                  StrCat("must be a whole number of seconds (the KPA averages 1 s buckets), got ",
-                        Num(c.stable_window_s)));
+                        Num(c.stable_window_s, 6)));
   }
   c.panic_window_percentage =
       node.Number("panic_window_percentage", c.panic_window_percentage, config::Between(1, 100));
@@ -100,7 +99,7 @@ KpaParams KpaConfig::Params() const {
 }
 
 KpaPolicy::KpaPolicy(KpaConfig c)
-    : c_(std::move(c)), params_(c_.Params()), target_text_(StrCat(Num(params_.target))) {}
+    : c_(std::move(c)), params_(c_.Params()), target_text_(StrCat(Num(params_.target, 6))) {}
 
 std::vector<std::string> KpaPolicy::OptionalSignals() const {
   if (c_.activation_signal.empty()) return {};
@@ -163,8 +162,8 @@ Recommendation KpaPolicy::Activate(const PolicyInput& in, PersistentState& state
   r.desired = std::max({in.current, c_.activation_scale, ClampToInt(capped, 0, kMaxReplicaCount)});
   r.valid = true;
   r.rule = "activate";
-  r.reason = StrCat(c_.activation_signal, " = ", Num(act.sum), " with no ready replicas: ceil(",
-                    Num(act.sum), " / ", target_text_, ") = ", Num(need),
+  r.reason = StrCat(c_.activation_signal, " = ", Num(act.sum, 6), " with no ready replicas: ceil(",
+                    Num(act.sum, 6), " / ", target_text_, ") = ", Num(need, 6),
                     ", at least activation_scale ", c_.activation_scale, " -> ", r.desired);
   std::optional<TimePoint> last = in.now;
   SetTime(state, kLastNonzero, last);
@@ -200,7 +199,7 @@ Recommendation KpaPolicy::Recommend(const PolicyInput& in, PersistentState& stat
   const KpaWindow panic = KpaWindowAverage(buckets, now_s, panic_buckets);
   if (stable.empty) {
     return Hold("no_data", StrCat("no ", c_.signal, " samples in the last ",
-                                  Num(c_.stable_window_s), " s; holding"));
+                                  Num(c_.stable_window_s, 6), " s; holding"));
   }
 
   KpaPanicState ps;
@@ -225,25 +224,25 @@ Recommendation KpaPolicy::Recommend(const PolicyInput& in, PersistentState& stat
     r.rule = "stable";
     if (d.event == KpaPanicEvent::kLeft) r.reason = "left panic; ";
   }
-  StrAppend(r.reason, "total ", c_.signal, " stable avg ", Num(stable.value), " over ",
-            stable_buckets, " s, panic avg ", Num(panic.value), " over ", panic_buckets,
+  StrAppend(r.reason, "total ", c_.signal, " stable avg ", Num(stable.value, 6), " over ",
+            stable_buckets, " s, panic avg ", Num(panic.value, 6), " over ", panic_buckets,
             " s, target ", target_text_, " per replica, ready ", in.ready);
   if (d.in_panic) {
     StrAppend(r.reason, "; desired stable ", d.desired_stable, ", panic ", d.desired_panic,
               ", holding max ", ps.max_panic_pods, " -> ", d.desired);
   } else {
-    StrAppend(r.reason, ": ceil(", Num(stable.value), " / ", target_text_,
-              ") = ", Num(d.desired_stable_raw), ", limited to [", Num(d.max_scale_down), ", ",
-              Num(d.max_scale_up), "] -> ", d.desired);
+    StrAppend(r.reason, ": ceil(", Num(stable.value, 6), " / ", target_text_,
+              ") = ", Num(d.desired_stable_raw, 6), ", limited to [", Num(d.max_scale_down, 6),
+              ", ", Num(d.max_scale_up, 6), "] -> ", d.desired);
   }
   if (gate.waiting) {
     r.rule = "scale_to_zero_grace";
-    StrAppend(r.reason, "; no demand for ", Num(gate.idle_s), " s of the ",
-              Num(c_.scale_to_zero_grace_period_s), " s grace period: holding at 1");
+    StrAppend(r.reason, "; no demand for ", Num(gate.idle_s, 6), " s of the ",
+              Num(c_.scale_to_zero_grace_period_s, 6), " s grace period: holding at 1");
   } else if (d.desired == 0 && gate.desired == 0) {
     r.rule = "scale_to_zero";
-    StrAppend(r.reason, "; no demand for ", Num(gate.idle_s), " s (grace ",
-              Num(c_.scale_to_zero_grace_period_s), " s): scale to zero");
+    StrAppend(r.reason, "; no demand for ", Num(gate.idle_s, 6), " s (grace ",
+              Num(c_.scale_to_zero_grace_period_s, 6), " s): scale to zero");
   }
   r.facts = {{"stable_avg", stable.value},         {"panic_avg", panic.value},
              {"desired_stable", d.desired_stable}, {"desired_panic", d.desired_panic},

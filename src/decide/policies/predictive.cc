@@ -10,7 +10,6 @@ namespace aiscale::decide {
 namespace {
 
 // "%.4g" as printf writes it (decide/text.h).
-GNum Num(double v) { return {v, 4}; }
 
 // Keys of the policy's PersistentState; prefixes for the forecaster and error views.
 constexpr const char* kAgg = "agg";     // [open bucket index, sum of tick values, tick count]

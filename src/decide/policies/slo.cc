@@ -11,8 +11,6 @@
 namespace aiscale::decide {
 namespace {
 
-GNum Num(double v) { return {v, 4}; }
-
 constexpr const char* kClock = "slo.t";       // the last tick's time: a new epoch resets the state
 constexpr const char* kQueue = "slo.q";       // the last tick's queue
 constexpr const char* kQueueSeen = "slo.qt";  // when requests were last seen waiting

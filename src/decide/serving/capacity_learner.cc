@@ -8,8 +8,6 @@
 namespace aiscale::decide::serving {
 namespace {
 
-GNum Num(double v) { return {v, 4}; }
-
 // Bins are stored flat: [index, held weight, broke weight] per bin, by index.
 constexpr size_t kStride = 3;
 

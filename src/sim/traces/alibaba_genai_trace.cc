@@ -6,7 +6,7 @@
 namespace aiscale::sim::traces {
 namespace {
 
-constexpr const char* kTime = "gmt_create";
+constexpr const char* kCreated = "gmt_create";
 constexpr const char* kPrompt = "prompt_length";
 constexpr const char* kImages = "num_images_per_prompt";
 constexpr const char* kSteps = "num_inference_steps";
@@ -15,20 +15,20 @@ constexpr uint32_t kDefaultSteps = 30;
 class AlibabaStream final : public LineTraceStream {
  public:
   explicit AlibabaStream(std::string path)
-      : LineTraceStream(std::move(path), Format::kCsv, true, kTime) {}
+      : LineTraceStream(std::move(path), Format::kCsv, true, kCreated) {}
 
  protected:
   Status ParseHeader(std::string_view line, const std::string& where) override {
-    ASSIGN_OR_RETURN(cols_, FindColumns(line, {kTime, kPrompt, kImages, kSteps}, where));
+    ASSIGN_OR_RETURN(cols_, FindColumns(line, {kCreated, kPrompt, kImages, kSteps}, where));
     return Status::Ok();
   }
   Status ParseRow(std::string_view line, const std::string& where, TraceRequest& req) override {
     RETURN_IF_ERROR(SplitCsv(line, fields_, where));
-    const char* names[] = {kTime, kPrompt, kImages, kSteps};
+    const char* names[] = {kCreated, kPrompt, kImages, kSteps};
     for (size_t i = 0; i < 4; ++i) {
       if (cols_[i] >= fields_.size()) return FieldError(where, names[i], "missing value");
     }
-    ASSIGN_OR_RETURN(req.arrival_ns, ParseDateTimeNs(fields_[cols_[0]], kTime, where));
+    ASSIGN_OR_RETURN(req.arrival_ns, ParseDateTimeNs(fields_[cols_[0]], kCreated, where));
     auto optional_count = [&](size_t col, const char* name, uint32_t fallback) -> Result<uint32_t> {
       if (fields_[col].empty()) return fallback;
       return ParseCount(fields_[col], name, where);
