@@ -38,8 +38,10 @@ fi
 
 build=${AISCALE_BUILD_DIR:-build}
 jobs=$(nproc)
+# The layer libraries as unity units: a one-shot build compiles them in a third of the CPU
+# time (505 vs 1,484 s at -O2 -g, docs/testing.md). The TSan build compiles every file alone.
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DAISCALE_WERROR="${AISCALE_WERROR:-OFF}" >/dev/null
+  -DAISCALE_WERROR="${AISCALE_WERROR:-OFF}" -DAISCALE_UNITY_LIBS=ON >/dev/null
 cmake --build "$build" -j "$jobs"
 echo "bootstrap: built in ${SECONDS} s"
 
