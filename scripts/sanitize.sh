@@ -22,13 +22,14 @@
 #   scripts/sanitize.sh asan --integration
 #   AISCALE_SANITIZE_CXX=gcc scripts/sanitize.sh asan   # GCC's build (replays, no fuzzing)
 #   AISCALE_ASAN_BUILD_DIR=DIR: another build dir for asan
-#   options: --jobs N (nproc), --no-build, --fuzz-seconds S
+#   options: --jobs N (nproc), --no-build, --build-only, --fuzz-seconds S
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
 supp="$root/scripts/sanitizers"
 jobs=$(nproc)
 do_build=1
+do_test=1
 integration=0
 fuzz_seconds=${AISCALE_FUZZ_SECONDS:-10}
 modes=()
@@ -37,6 +38,7 @@ while (($#)); do
     asan | tsan) modes+=("$1"); shift ;;
     --jobs) jobs="$2"; shift 2 ;;
     --no-build) do_build=0; shift ;;
+    --build-only) do_test=0; shift ;;
     --integration) integration=1; shift ;;
     --fuzz-seconds) fuzz_seconds="$2"; shift 2 ;;
     -h | --help) sed -n '2,23p' "$0"; exit 0 ;;
@@ -169,6 +171,7 @@ for mode in "${modes[@]}"; do
         cmake --build "$dir" -j "$jobs"
       fi
       echo "sanitize: asan+ubsan build ($(((fuzzer)) && echo clang-14 || echo gcc)) $((SECONDS - start)) s"
+      ((do_test)) || continue
       t0=$SECONDS
       GTEST_FILTER="$asan_skip" run_tests "$dir" "$dir"/*_tests || status=1
       replay_corpora "$dir" "$fuzzer" || status=1
@@ -201,6 +204,7 @@ for mode in "${modes[@]}"; do
         cmake --build "$dir" -j "$jobs" --target "${tsan_tests[@]}"
       fi
       echo "sanitize: tsan build $((SECONDS - start)) s"
+      ((do_test)) || continue
       t0=$SECONDS
       GTEST_FILTER="$tsan_skip" run_tests "$dir" "${tsan_tests[@]/#/$dir/}" || status=1
       echo "sanitize: tsan tests $((SECONDS - t0)) s"
