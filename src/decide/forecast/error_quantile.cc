@@ -6,6 +6,7 @@
 #include "decide/forecast/floor_mod.h"
 
 namespace aiscale::decide::forecast {
+
 ErrorQuantile::ErrorQuantile(const ErrorQuantileParams& params, PersistentState& state,
                              const std::string& prefix)
     : p_(params),
