@@ -29,13 +29,15 @@ struct Tick {
   double queue = 0;
   double ttft_p99_s = 0;
   double latency_p99_s = 0;
+  double kv_usage = -1;  // mean KV cache in use per replica, 0-1; < 0: not reported
 };
 
 // Steps an slo policy with the Controller's inputs; the replicas follow the recommendation at
 // once. A replica model stands in for the service: p99s grow with the load per replica and
-// the SLO (ttft 2 s, latency 20 s) holds up to 36 requests/s per replica.
+// the SLO (ttft 2 s, latency 20 s) holds up to 36 requests/s per replica; with `kv`, the
+// replicas also report their KV cache in use, full at 48 requests/s per replica.
 struct Harness {
-  explicit Harness(int start) {
+  explicit Harness(int start, bool kv = false) : report_kv(kv) {
     config::ConfigErrors errs;
     const config::ConfigNode node =
         config::ParseConfig("name: slo\nslo: {ttft_s: 2, latency_s: 20}\n", "policy.yaml", errs);
@@ -45,9 +47,9 @@ struct Harness {
     EXPECT_TRUE(errs.empty()) << errs.ToStatus().message();
     current = ready = start;
   }
-  static Tick Modelled(double rate, int replicas) {
+  Tick Modelled(double rate, int replicas) const {
     const double load = rate / std::max(replicas, 1);
-    return {rate, 0, 0.2 + 0.05 * load, 2 + 0.5 * load};
+    return {rate, 0, 0.2 + 0.05 * load, 2 + 0.5 * load, report_kv ? std::min(1.0, load / 48) : -1};
   }
   Recommendation At(const Tick& x) {
     t += 15;
@@ -59,6 +61,7 @@ struct Harness {
     one(signals::kQueueLen, x.queue);
     one(signals::kTtftP99S, x.ttft_p99_s);
     one(signals::kLatencyP99S, x.latency_p99_s);
+    if (x.kv_usage >= 0) one(signals::kKvCacheUsage, x.kv_usage);
     PolicyInput in{signals, current, ready, now, std::nullopt, std::nullopt, std::nullopt};
     Recommendation r = policy->Recommend(in, state);
     if (r.valid) current = ready = r.desired;
@@ -71,6 +74,7 @@ struct Harness {
   WorkloadSignals signals;
   PersistentState state;
   std::unique_ptr<Policy> policy;
+  bool report_kv = false;
   int current = 0;
   int ready = 0;
   double t = 0;
@@ -79,11 +83,30 @@ struct Harness {
 TEST(SloPolicy, LearnsACapacityFromTheSignalsAlone) {
   Harness h(10);
   h.WarmUp();
-  const Recommendation r = h.At(Harness::Modelled(100, h.current));
+  const Recommendation r = h.At(h.Modelled(100, h.current));
   const double c = FactOf(r, "capacity");
   EXPECT_GT(c, 0) << r.reason;
   EXPECT_LE(c, 36 * 1.1) << "above the load at which the SLO breaks: " << r.reason;
   EXPECT_GE(r.desired, static_cast<int>(std::ceil(100 / 36.0))) << r.reason;
+}
+
+// Sized with headroom, the replicas never run near their capacity, so the loads that held stay
+// under it; KV cache usage lets the estimate rise toward it. Two hours at 100/s, then the
+// estimate against the model's 36/s per replica at the SLO.
+TEST(SloPolicy, KvCacheUsageLetsTheEstimateReachTheCapacity) {
+  struct Row {
+    bool kv;
+    double min_share, max_share;  // of the true capacity (36/s per replica)
+  };
+  for (const Row& row : {Row{false, 0, 0.8}, Row{true, 0.9, 1.1}}) {
+    SCOPED_TRACE(row.kv ? "KV cache usage reported" : "no utilization");
+    Harness h(10, row.kv);
+    h.WarmUp();
+    const Recommendation r = h.At(h.Modelled(100, h.current));
+    const double c = FactOf(r, "capacity");
+    EXPECT_GE(c, row.min_share * 36) << r.reason;
+    EXPECT_LE(c, row.max_share * 36) << r.reason;
+  }
 }
 
 // Bad input is held at the last good estimate with the reason in the Decision, and never
@@ -103,12 +126,13 @@ TEST(SloPolicy, BadInputHoldsTheLastGoodEstimate) {
       // A counter that went backwards gives a negative rate.
       {"counter backwards", {-40, 0, 0.5, 5}, "bad_input", "request_rate is invalid"},
       {"NaN latency", {100, 0, 0.5, nan}, "bad_input", "latency_p99_s is invalid"},
+      {"KV cache usage above 1", {100, 0, 0.5, 5, 1.7}, "bad_input", "kv_cache_usage is invalid"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
     Harness h(10);
     h.WarmUp();
-    const Recommendation before = h.At(Harness::Modelled(100, h.current));
+    const Recommendation before = h.At(h.Modelled(100, h.current));
     const int size = h.current;
     const Recommendation r = h.At(c.tick);
     EXPECT_EQ(r.rule, c.rule) << r.reason;
@@ -123,12 +147,12 @@ TEST(SloPolicy, BadInputHoldsTheLastGoodEstimate) {
 TEST(SloPolicy, OneSampleJumpUpDoesNotScaleDown) {
   Harness h(10);
   h.WarmUp();
-  const Recommendation before = h.At(Harness::Modelled(100, h.current));
+  const Recommendation before = h.At(h.Modelled(100, h.current));
   const int size = h.current;
   const Recommendation jump = h.At({400, 0, 0.3, 3});
   EXPECT_LE(FactOf(jump, "capacity"), FactOf(before, "capacity") * 1.05) << jump.reason;
   EXPECT_GE(jump.desired, size) << jump.reason;
-  const Recommendation after = h.At(Harness::Modelled(100, h.current));
+  const Recommendation after = h.At(h.Modelled(100, h.current));
   EXPECT_GE(after.desired, size) << after.reason;
 }
 
@@ -137,7 +161,7 @@ TEST(SloPolicy, OneSampleJumpUpDoesNotScaleDown) {
 TEST(SloPolicy, CapacityNeverCollapsesToZeroOnOneWindow) {
   Harness h(10);
   h.WarmUp();
-  const Recommendation before = h.At(Harness::Modelled(100, h.current));
+  const Recommendation before = h.At(h.Modelled(100, h.current));
   const double c0 = FactOf(before, "capacity");
   ASSERT_GT(c0, 0);
   const int size = h.current;

@@ -28,6 +28,7 @@ std::optional<double> Largest(const SignalSnapshot& s) {
 struct SloPolicy::Inputs {
   const SignalSnapshot* demand = nullptr;
   std::optional<double> ttft, latency;
+  std::optional<double> utilization;  // mean KV cache in use per replica, 0-1
   double queue = 0;
   std::string bad;  // why this tick's input is not to be trusted; empty when it is
 };
@@ -36,7 +37,7 @@ SloPolicy::SloPolicy(SloConfig cfg) : cfg_(std::move(cfg)) {}
 
 std::vector<std::string> SloPolicy::OptionalSignals() const {
   return {std::string(signals::kQueueLen), std::string(signals::kTtftP99S),
-          std::string(signals::kLatencyP99S)};
+          std::string(signals::kLatencyP99S), std::string(signals::kKvCacheUsage)};
 }
 
 int SloPolicy::NeedFor(double demand, double capacity) const {
@@ -61,6 +62,10 @@ SloPolicy::Inputs SloPolicy::Read(const PolicyInput& in) const {
   x.ttft = Largest(ttft);
   x.latency = Largest(latency);
   if (queue.ok()) x.queue = queue.sum;
+  const SignalSnapshot& kv = in.signals.Get(signals::kKvCacheUsage);
+  invalid(signals::kKvCacheUsage, kv);
+  if (kv.ok()) x.utilization = kv.mean;
+
   // The first token comes before the last: a TTFT quantile above the latency one is nonsense.
   if (x.ttft && x.latency && *x.ttft > *x.latency * (1 + 1e-9)) {
     StrAppend(x.bad, x.bad.empty() ? "" : "; ", "quantiles out of order (ttft_p99_s ", Num(*x.ttft),
@@ -72,7 +77,7 @@ SloPolicy::Inputs SloPolicy::Read(const PolicyInput& in) const {
 Recommendation SloPolicy::Recommend(const PolicyInput& in, PersistentState& state) const {
   const double now_s = SinceEpochSeconds(in.now);
   Recommendation r;
-  r.facts.reserve(20);
+  r.facts.reserve(22);
   // Time before the state's own: a new monotonic epoch. Nothing learned can be placed on the new
   // time line (seasons, windows), so start over.
   if (now_s < state.Get(kClock, now_s)) {
@@ -108,7 +113,11 @@ Recommendation SloPolicy::Recommend(const PolicyInput& in, PersistentState& stat
   } else if (in.ready <= 0) {
     cap = learner.Hold("no replica is ready to measure");
   } else {
-    serving::CapacitySample s{absorbed / in.ready, x.ttft, x.latency};
+    serving::CapacitySample s;
+    s.load = absorbed / in.ready;
+    s.ttft_p99_s = x.ttft;
+    s.latency_p99_s = x.latency;
+    s.utilization = x.utilization;
     s.clean = x.queue <= 0 && now_s - state.Get(kQueueSeen, -1e18) > cfg_.latency_s;
     // Saturated: requests waited at the last tick too, and the queue is not shrinking (one
     // tick of waiting is a blip: a large prompt at the head of the queue, a burst's edge).
@@ -145,6 +154,8 @@ Recommendation SloPolicy::Recommend(const PolicyInput& in, PersistentState& stat
              {"capacity_target", cap.target},
              {"held_at", cap.held_at},
              {"broke_at", cap.broke_at},
+             {"capacity_ceiling", cap.ceiling},
+             {"utilization", x.utilization.value_or(-1)},
              {"slo_ratio", ratio},
              {"queue", x.queue},
              {"need_up", up},

@@ -21,6 +21,7 @@ CapacityLearner::CapacityLearner(const CapacityParams& p, PersistentState& state
   bins_key_ = StrCat(prefix, "bins");
   peak_t_key_ = StrCat(prefix, "peak.t");
   peak_v_key_ = StrCat(prefix, "peak.v");
+  ceil_key_ = StrCat(prefix, "ceil");
 }
 
 double CapacityLearner::estimate() const { return std::max(0.0, state_.Get(est_key_, 0)); }
@@ -106,6 +107,23 @@ CapacityLearner::Evidence CapacityLearner::Read() const {
   return ev;
 }
 
+double CapacityLearner::Extrapolate(const CapacitySample& s, bool held, double now_s) {
+  const double prev = std::max(0.0, state_.Get(ceil_key_, 0));
+  const bool usable = held && s.clean && s.utilization && *s.utilization >= p_.util_min &&
+                      *s.utilization <= 1 && s.load > 0 && std::isfinite(s.load);
+  if (!usable) return prev;
+  const double x = s.load * p_.util_fill / *s.utilization;
+  const double dt = std::clamp(now_s - state_.Get(time_key_, now_s), 0.0, p_.util_tau_s);
+  // The first window seeds it; later ones move it by their share of the smoothing span,
+  // weighted by how busy they were: an extrapolation from a fuller replica is the nearer one.
+  // Down it moves faster than up (a replica already past the fill shows the ceiling is lower).
+  double a = prev == 0 ? 1 : (1 - std::exp(-std::max(dt, 1.0) / p_.util_tau_s)) * *s.utilization;
+  if (x < prev) a = std::max(a, std::min(1.0, *s.utilization));
+  const double next = prev + a * (x - prev);
+  state_.Set(ceil_key_, next);
+  return next;
+}
+
 CapacityState CapacityLearner::Observe(const CapacitySample& s, double now_s) {
   Decay(now_s);
   double ratio = 0;
@@ -121,6 +139,7 @@ CapacityState CapacityLearner::Observe(const CapacitySample& s, double now_s) {
   // a window whose p99 went over is one noisy vote among several.
   if (sampled) Add(load, window_held, s.saturated ? p_.min_weight : 1);
   Evidence ev = Read();
+  ev.ceiling = Extrapolate(s, sampled && window_held, now_s);
   // The first estimate needs no bin of its own: the load carried while the SLO holds is
   // already a floor under the capacity (the conservative start).
   if (estimate() == 0 && ev.held_at == 0 && sampled && window_held) ev.held_at = load;
@@ -137,13 +156,23 @@ CapacityState CapacityLearner::Step(const Evidence& ev, bool breaking, double no
   CapacityState out;
   out.held_at = ev.held_at;
   out.broke_at = ev.broke_at;
+  out.ceiling = ev.ceiling;
   const double est = estimate();
   const double minutes = std::clamp((now_s - state_.Get(time_key_, now_s)) / 60, 0.0, 1.0);
   double next = est;
   // Probes start from the evidence, not from the last probe: stepping a bin beyond the
   // estimate itself would walk it up to the cap on a steady load that never tests it.
   const double base = ev.held_at > 0 ? ev.held_at : est;
-  if (ev.broke_at > 0 && (est == 0 || est > ev.broke_at / p_.bin_ratio)) {
+  // Above both the utilization ceiling and every load that held: the replicas would run past
+  // the fill there, so fall toward the higher of the two.
+  const double roof = std::max(ev.ceiling, ev.held_at);
+  if (ev.ceiling > 0 && est > roof * p_.bin_ratio &&
+      !(ev.broke_at > 0 && ev.broke_at / p_.bin_ratio < roof)) {
+    out.target = roof;
+    next = std::max(out.target, est * (1 - p_.max_fall_per_min * minutes));
+    out.reason = StrCat("falling toward ", Num(out.target), ": replicas would be ",
+                        "fuller than the fill there (ceiling ", Num(ev.ceiling), "/s per replica)");
+  } else if (ev.broke_at > 0 && (est == 0 || est > ev.broke_at / p_.bin_ratio)) {
     // Just under the lowest load at which the SLO broke (never below where it held).
     out.target = std::max(ev.held_at, ev.broke_at / p_.bin_ratio);
     next = est == 0 ? out.target : std::max(out.target, est * (1 - p_.max_fall_per_min * minutes));
@@ -158,6 +187,11 @@ CapacityState CapacityLearner::Step(const Evidence& ev, bool breaking, double no
     // the first windows that break there pull it back under them.
     const bool room = ev.broke_at == 0 || ev.broke_at > base * p_.bin_ratio * p_.bin_ratio;
     out.target = room ? base * p_.bin_ratio : base;
+    // Toward the utilization ceiling, but never into a bin where the SLO broke.
+    if (room && ev.ceiling > out.target) {
+      out.target = ev.broke_at > 0 ? std::min(ev.ceiling, ev.broke_at / p_.bin_ratio) : ev.ceiling;
+      out.target = std::max(out.target, base * p_.bin_ratio);
+    }
     // Never more than twice the highest load the SLO held at: a probe, not a runaway.
     out.target = std::min(out.target, std::max(est, 2 * ev.held_at));
     if (out.target > est && !breaking) {

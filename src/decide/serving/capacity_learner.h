@@ -18,6 +18,13 @@
 // as a window that did not hold. One sample is never enough to move an estimate once there is
 // one: a bin needs `min_weight` windows, so a one-sample jump in load changes nothing.
 //
+// Why utilization: the policy sizes with headroom, so it rarely runs a replica near the
+// capacity, and a probe from the loads it did run at stays under its own estimate. Where the
+// replicas report how full their busiest resource is (vLLM's KV cache in use),
+// load / utilization x util_fill, smoothed over util_tau_s of windows that held
+// at util_min or more, is a ceiling the probe may rise toward; windows that break there pull it
+// back as before.
+//
 // Promises: pure over its PersistentState (keys under `prefix`); O(bins) per tick (a few
 // dozen); the estimate is never negative and never falls below half of itself in one update
 // (such an update is refused: the last good estimate is held and the reason returned).
@@ -45,6 +52,12 @@ struct CapacityParams {
   // it may rise this much faster: a conservative start must not take hours to leave.
   double fast_rise_per_min = 0.2;
   double max_fall_per_min = 0.15;
+  // Extrapolation from utilization (below): the share of the busiest resource a replica may be
+  // filled to, and the least utilization worth extrapolating from (an idle replica's binding
+  // resource may be another one than the one reported).
+  double util_fill = 0.75;
+  double util_min = 0.2;
+  double util_tau_s = 600;  // smoothing of the extrapolated ceiling
 };
 
 struct CapacitySample {
@@ -57,6 +70,9 @@ struct CapacitySample {
   // Requests are waiting and the queue is not shrinking: the replicas are saturated at this
   // load, whatever the quantiles say (they lag).
   bool saturated = false;
+  // How full the ready replicas' binding resource is, 0-1 (the mean KV cache in use); nullopt
+  // when the replicas report none.
+  std::optional<double> utilization;
 };
 
 struct CapacityState {
@@ -64,6 +80,7 @@ struct CapacityState {
   double target = 0;     // where the evidence points (the estimate moves toward it)
   double held_at = 0;    // the highest load at which the SLO held (0: none yet)
   double broke_at = 0;   // the lowest load at which it did not (0: none)
+  double ceiling = 0;    // load x util_fill / utilization, smoothed (0: no utilization seen)
   double ratio = 0;      // this window's SLO ratio (0 when there was no sample)
   bool refused = false;  // the update was refused; `reason` says why
   std::string reason;    // what moved the estimate or why it held
@@ -81,11 +98,13 @@ class CapacityLearner {
 
  private:
   struct Evidence {
-    double held_at = 0, broke_at = 0;
+    double held_at = 0, broke_at = 0, ceiling = 0;
   };
   void Decay(double now_s);
   void Add(double load, bool held, double weight);
   Evidence Read() const;
+  // Folds this window's utilization into the smoothed ceiling; returns the ceiling.
+  double Extrapolate(const CapacitySample& s, bool held, double now_s);
   CapacityState Step(const Evidence& ev, bool breaking, double now_s);
 
   CapacityParams p_;
@@ -93,7 +112,7 @@ class CapacityLearner {
   // The most load per replica over the last latency limit, with this tick's included.
   double RecentPeak(double load, double now_s);
 
-  std::string est_key_, time_key_, bins_key_, peak_t_key_, peak_v_key_;
+  std::string est_key_, time_key_, bins_key_, peak_t_key_, peak_v_key_, ceil_key_;
 };
 
 }  // namespace aiscale::decide::serving

@@ -1,0 +1,71 @@
+#include "decide/serving/capacity_learner.h"
+
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "core/state.h"
+
+namespace aiscale::decide::serving {
+namespace {
+
+// Windows every 15 s at one load per replica, each within the SLO (ratio 0.3), reporting
+// `util` of the busiest resource.
+CapacityState Feed(CapacityLearner& l, double& t, int windows, double load, double util) {
+  CapacityState out;
+  for (int i = 0; i < windows; ++i) {
+    t += 15;
+    CapacitySample s;
+    s.load = load;
+    s.ttft_p99_s = 0.6;
+    s.latency_p99_s = 6;
+    s.utilization = util;
+    out = l.Observe(s, t);
+  }
+  return out;
+}
+
+// The ceiling comes from how full the replicas are: a lightly used replica lets the estimate
+// rise past the loads that held (at most twice them); one reported past the fill at the same
+// load brings the estimate back down, boundedly, and never under a load that held.
+TEST(CapacityLearner, UtilizationRaisesAndLowersTheCeiling) {
+  CapacityParams p;  // SLO 2 s / 20 s, fill 0.75
+  PersistentState state;
+  CapacityLearner l(p, state, "c.");
+  double t = 0;
+  const CapacityState light = Feed(l, t, 60, 10, 0.2);
+  EXPECT_NEAR(light.ceiling, 10 * 0.75 / 0.2, 0.5) << light.reason;
+  EXPECT_GT(light.estimate, 1.5 * 10) << light.reason;
+  EXPECT_LE(light.estimate, 2 * light.held_at + 1e-9) << light.reason;
+
+  const CapacityState full = Feed(l, t, 40, 10, 0.95);
+  EXPECT_LT(full.ceiling, 10) << full.reason;
+  EXPECT_LT(full.estimate, 0.6 * light.estimate) << full.reason;
+  EXPECT_GE(full.estimate, full.held_at) << full.reason;
+}
+
+// Windows too idle to extrapolate from (under util_min), or without a utilization at all,
+// leave no ceiling: the estimate only probes a bin beyond the loads that held.
+TEST(CapacityLearner, NoCeilingFromIdleOrUnreportedReplicas) {
+  for (const double util : {0.05, -1.0}) {
+    SCOPED_TRACE(util);
+    CapacityParams p;
+    PersistentState state;
+    CapacityLearner l(p, state, "c.");
+    double t = 0;
+    CapacityState out;
+    for (int i = 0; i < 60; ++i) {
+      t += 15;
+      CapacitySample s;
+      s.load = 10;
+      s.ttft_p99_s = 0.6;
+      if (util >= 0) s.utilization = util;
+      out = l.Observe(s, t);
+    }
+    EXPECT_EQ(out.ceiling, 0) << out.reason;
+    EXPECT_LE(out.estimate, 10 * p.bin_ratio * p.bin_ratio) << out.reason;
+  }
+}
+
+}  // namespace
+}  // namespace aiscale::decide::serving
