@@ -45,7 +45,10 @@ def variant_text(text, change, examples_dir):
         # (docs/limits.md): replay as many days as keep the request count where it was.
         days = re.search(r"\n  duration:\s*(\d+)d", text)
         if days and value > 1 and int(days.group(1)) > 7:
-            text = text.replace(days.group(0), f"\n  duration: {int(int(days.group(1)) / value)}d")
+            keep = int(int(days.group(1)) / value)
+            text = text.replace(days.group(0), f"\n  duration: {keep}d")
+            text = re.sub(r"(\n(\s+)rate_multiplier:[^\n]*)", rf"\1\n\2duration_s: {keep * 86400}",
+                          text, 1)
         text = re.sub(r"max_replicas:\s*(\d+)",
                       lambda mm: f"max_replicas: {max(1, math.ceil(int(mm.group(1)) * value))}",
                       text, 1)
