@@ -45,8 +45,8 @@ void BM_PredictiveMonth(benchmark::State& state) {
       const std::vector<Observation> obs = {
           {"request_rate", "", aiscale::testing::OfficeDay(t), AtSeconds(t), true}};
       signals.Ingest(signals::kRequestRate, obs, AtSeconds(t), Seconds(45));
-      const PolicyInput in{signals,      current,      current,     AtSeconds(t),
-                           std::nullopt, std::nullopt, std::nullopt};
+      const PolicyInput in{signals,      current,      current,      AtSeconds(t),
+                           std::nullopt, std::nullopt, std::nullopt, 0};
       const Recommendation r = policy.Recommend(in, persisted);
       if (r.valid) current = r.desired;
       ++ticks;

@@ -8,7 +8,7 @@ dropped (it judges the examples only). Prints attainment and GPU-hours over the 
 policy, and how many variants each policy meets the SLO on.
 
   scripts/inference_variants.py [--aiscale build/aiscale] [--policy slo --policy predictive]
-                                [--jobs 2] [--only azure-conv]
+                                [--jobs 2] [--only azure-conv] [--warm 5 [--cost-fraction 0.1]]
 """
 import argparse
 import concurrent.futures as cf
@@ -23,6 +23,13 @@ import tempfile
 TRACES = ["azure-conv", "azure-code", "mooncake", "alibaba-genai"]
 VARIANTS = [("base", None), ("x0.5", ("rate", 0.5)), ("x2", ("rate", 2)), ("x3", ("rate", 3)),
             ("cold60", ("cold", 60)), ("cold420", ("cold", 420))]
+
+
+def with_warm_tier(text, wake_s, cost_fraction):
+    # The service gains asleep replicas (vLLM sleep mode) and slo keeps a warm tier.
+    text = re.sub(r"(\n(\s+)slo: \{ttft_s)",
+                  rf"\n\2warm: {{wake_s: {wake_s:g}, cost_fraction: {cost_fraction:g}}}\1", text, 1)
+    return re.sub(r"(- \{name: slo, slo: \{[^}]*\})", rf"\1, warm: {{wake: {wake_s:g}s}}", text)
 
 
 def variant_text(text, change, examples_dir):
@@ -75,6 +82,10 @@ def main():
     ap.add_argument("--policy", action="append")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--only", action="append")
+    ap.add_argument("--warm", type=float, metavar="WAKE_S",
+                    help="give every service a warm tier waking in WAKE_S, and slo one too")
+    ap.add_argument("--cost-fraction", type=float, default=0.1,
+                    help="with --warm: the price of an asleep GPU-hour (default 0.1)")
     args = ap.parse_args()
     policies = args.policy or ["slo", "predictive"]
     here = os.path.dirname(os.path.abspath(__file__))
@@ -85,6 +96,8 @@ def main():
         for trace in args.only or TRACES:
             src = os.path.join(examples, f"inference-{trace}.yaml")
             text = open(src).read()
+            if args.warm is not None:
+                text = with_warm_tier(text, args.warm, args.cost_fraction)
             for name, change in VARIANTS:
                 path = os.path.join(tmp, f"{trace}-{name}.yaml")
                 with open(path, "w") as f:

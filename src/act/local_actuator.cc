@@ -176,10 +176,13 @@ Result<ScaleState> LocalActuator::Observe(const WorkloadRef& ref) {
   ScaleState s;
   s.current = desired_;
   int seen = 0;
-  // Only the lowest `desired_` replicas count: the rest are about to be stopped.
+  // Only the lowest `desired_` replicas serve: the rest are kept asleep or about to be stopped.
   for (const auto& [index, r] : replicas_) {
-    if (seen++ >= desired_) break;
-    if (r.pid != 0 && r.ready) ++s.ready;
+    if (seen++ >= desired_) {
+      if (r.pid != 0 && r.asleep) ++s.asleep;
+      continue;
+    }
+    if (r.pid != 0 && r.ready && !r.asleep) ++s.ready;
   }
   s.completed = job_done_;
   if (s.ready < s.current || job_done_) s.detail = DetailLocked(clock_.Now());
@@ -197,6 +200,30 @@ Status LocalActuator::Apply(const WorkloadRef& ref, int desired) {
       return Status::Unavailable("unable to scale " + ref.Key() + ": the actuator is shut down");
     }
     desired_ = desired;
+    asleep_desired_ = 0;
+    wake_pending_ = true;
+  }
+  wake_.notify_all();
+  return Status::Ok();
+}
+
+Status LocalActuator::ApplyTiers(const WorkloadRef& ref, int awake, int asleep) {
+  if (asleep == 0 || ref.Key() != ref_.Key()) return Apply(ref, awake);
+  if (!cfg_.warm_tier.on) {
+    return Status::Invalid("the local target of " + ref.Key() +
+                           " has no warm_tier (sleep and wake calls): it cannot keep replicas "
+                           "asleep");
+  }
+  if (awake < 0 || asleep < 0) {
+    return Status::Invalid("unable to scale " + ref.Key() + " to a negative count");
+  }
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (shutting_down_) {
+      return Status::Unavailable("unable to scale " + ref.Key() + ": the actuator is shut down");
+    }
+    desired_ = awake;
+    asleep_desired_ = asleep;
     wake_pending_ = true;
   }
   wake_.notify_all();
@@ -213,8 +240,8 @@ Result<std::vector<ReplicaEndpoint>> LocalActuator::Endpoints(const WorkloadRef&
   for (const auto& [index, r] : replicas_) {
     if (seen++ >= desired_) break;
     if (r.pid == 0) continue;
-    out.push_back(
-        {ref_.name + "-" + std::to_string(index), "127.0.0.1", cfg_.PortFor(index), r.ready});
+    out.push_back({ref_.name + "-" + std::to_string(index), "127.0.0.1", cfg_.PortFor(index),
+                   r.ready && !r.asleep});
   }
   return out;
 }

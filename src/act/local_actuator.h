@@ -72,13 +72,19 @@ class LocalActuator final : public Actuator {
   void UseGpuSlots(std::shared_ptr<GpuSlots> slots, int per_replica);
 
   std::string_view Name() const override { return "local"; }
-  // current = desired; ready = replicas whose readiness passes now; detail says why not.
+  // current = desired; ready = replicas whose readiness passes now (and, with a warm tier,
+  // awake); asleep = replicas of the warm tier confirmed asleep; detail says why not.
   // completed once a replica exited 0 under restart_policy OnFailure (the job finished; the
   // replicas still running, counted in ready, are left to exit).
   Result<ScaleState> Observe(const WorkloadRef& ref) override;
   // Records the desired count and wakes the supervisor; kInvalid when negative,
   // kUnavailable after Shutdown.
   Status Apply(const WorkloadRef& ref, int desired) override;
+  // With `warm_tier` configured: `awake` replicas serve and `asleep` more are kept loaded and
+  // asleep (the highest indices); the supervisor sleeps and wakes them through the replica's
+  // port, so a scale-up wakes a sleeper before it starts a cold one. Without it, asleep > 0 is
+  // kInvalid (the Controller then serves the awake size alone and says why).
+  Status ApplyTiers(const WorkloadRef& ref, int awake, int asleep) override;
   // Each running replica: {"<name>-<i>", "127.0.0.1", base_port + i, ready}.
   Result<std::vector<ReplicaEndpoint>> Endpoints(const WorkloadRef& ref) override;
   // Stops every replica (pre-stop, SIGTERM, grace, SIGKILL to the group), reaps them and
@@ -108,6 +114,8 @@ class LocalActuator final : public Actuator {
     std::vector<int> gpus;       // GPU slots held by the running process
     std::vector<int> last_gpus;  // the slots it ran on last (preferred on a restart)
     std::string pending;         // why it waits for GPU slots; empty when not waiting
+    bool asleep = false;         // its sleep call answered 2xx (and no wake since)
+    TimePoint next_tier_call{};  // after a failed sleep or wake call: when to try again
   };
   struct Stopper {
     int index = 0;
@@ -129,6 +137,11 @@ class LocalActuator final : public Actuator {
   void Probe();
   void EnforceReadyTimeout();
   void Reconcile();
+  // Sleeps loaded replicas ranked past desired_ and wakes sleepers ranked within it
+  // (local_tiers.cc).
+  void Tiers();
+  // POST the sleep or wake path to replica `index`; empty on a 2xx answer, else why not.
+  std::string CallTier(int index, bool sleep);
   void StartReplica(int index);
   // The GPU slots for replica `index` (empty outside a pool); false, with why in `pending`, when
   // too few are free.
@@ -164,6 +177,7 @@ class LocalActuator final : public Actuator {
   mutable std::mutex mu_;
   std::condition_variable wake_;
   int desired_ = 0;
+  int asleep_desired_ = 0;  // warm tier: replicas past desired_ kept asleep
   bool started_ = false;
   bool shutting_down_ = false;
   bool wake_pending_ = false;        // Apply or a stopper asked the supervisor to look now

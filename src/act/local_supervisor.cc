@@ -42,6 +42,7 @@ void LocalActuator::SupervisorLoop() {
   {
     std::lock_guard<std::mutex> lock(mu_);
     desired_ = 0;
+    asleep_desired_ = 0;
   }
   Reconcile();
   JoinFinishedStoppers(/*all=*/true);
@@ -51,6 +52,7 @@ void LocalActuator::Tick() {
   ReapExits();
   EnforceReadyTimeout();
   Probe();
+  Tiers();
   Reconcile();
   JoinFinishedStoppers(/*all=*/false);
 }
@@ -172,7 +174,7 @@ void LocalActuator::Reconcile() {
   {
     std::lock_guard<std::mutex> lock(mu_);
     const TimePoint now = clock_.Now();
-    const size_t want = static_cast<size_t>(std::max(0, desired_));
+    const size_t want = static_cast<size_t>(std::max(0, desired_) + asleep_desired_);
     while (replicas_.size() > want) {  // scale down: the newest (highest index) first
       auto last = std::prev(replicas_.end());
       // torchrun: the agent hosting the rendezvous store goes last (the others need it).
@@ -262,6 +264,7 @@ void LocalActuator::StartReplica(int index) {
   const bool immediate = cfg_.readiness.kind == LocalReadiness::Kind::kNone;
   r.pid = pid;
   r.started_at = now;
+  r.asleep = false;  // a new process starts awake
   r.ready = immediate;
   r.ever_ready = immediate;
   r.log = LogScan{log_start, ""};

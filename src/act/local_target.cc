@@ -106,6 +106,19 @@ LocalPreStop LocalPreStop::Parse(const ConfigNode& node) {
   return p;
 }
 
+LocalWarmTier LocalWarmTier::Parse(const ConfigNode& node) {
+  LocalWarmTier w;
+  if (!node.IsDefined()) return w;
+  node.CheckKnown({"sleep", "wake", "timeout"});
+  w.on = true;
+  w.sleep_path = node.String("sleep", w.sleep_path);
+  w.wake_path = node.String("wake", w.wake_path);
+  if (w.sleep_path.empty() || w.sleep_path[0] != '/') node.ErrorAt("sleep", "must start with /");
+  if (w.wake_path.empty() || w.wake_path[0] != '/') node.ErrorAt("wake", "must start with /");
+  w.timeout = Seconds(node.DurationSeconds("timeout", 60, config::Above(0)));
+  return w;
+}
+
 namespace {
 
 void ParseEnv(const ConfigNode& node, LocalTargetConfig& c) {
@@ -173,7 +186,7 @@ LocalTargetConfig LocalTargetConfig::Parse(const ConfigNode& t) {
     return c;
   }
   t.CheckKnown({"engine", "command", "workdir", "env", "base_port", "readiness", "ready_timeout",
-                "grace_period", "pre_stop", "restart_backoff", "log_dir", "run_dir",
+                "grace_period", "pre_stop", "warm_tier", "restart_backoff", "log_dir", "run_dir",
                 "rendezvous_host_replica", "restart_policy"});
   t.Enum("engine", "local", {"local"});
   c.command = ParseCommand(t, "command");
@@ -185,6 +198,10 @@ LocalTargetConfig LocalTargetConfig::Parse(const ConfigNode& t) {
   c.ready_timeout = Seconds(t.DurationSeconds("ready_timeout", 60, config::Above(0)));
   c.grace_period = Seconds(t.DurationSeconds("grace_period", 10, config::AtLeast(0)));
   c.pre_stop = LocalPreStop::Parse(t.Child("pre_stop"));
+  c.warm_tier = LocalWarmTier::Parse(t.Child("warm_tier"));
+  if (c.warm_tier.on && c.base_port == 0) {
+    t.ErrorAt("warm_tier", "needs base_port (sleep and wake are calls to the replica's port)");
+  }
   const ConfigNode backoff = t.Child("restart_backoff");
   backoff.CheckKnown({"initial", "max"});
   const double initial = backoff.DurationSeconds("initial", 1, config::Above(0));

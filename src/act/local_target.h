@@ -48,6 +48,18 @@ struct LocalPreStop {
   static LocalPreStop Parse(const config::ConfigNode& node);
 };
 
+// The warm tier (vLLM's sleep mode: a replica started with --enable-sleep-mode and
+// VLLM_SERVER_DEV_MODE=1 serves POST /sleep?level=1 and POST /wake_up): how to put a loaded
+// replica to sleep and wake it. Off unless `warm_tier:` is given; needs base_port.
+struct LocalWarmTier {
+  bool on = false;
+  std::string sleep_path = "/sleep?level=1";
+  std::string wake_path = "/wake_up";
+  Duration timeout = Seconds(60);  // a wake reloads weights from host memory: seconds, not ms
+  // Reads `warm_tier: {sleep: PATH, wake: PATH, timeout: DURATION}` (all optional).
+  static LocalWarmTier Parse(const config::ConfigNode& node);
+};
+
 // What a replica's exit with status 0 means. kAlways (a service that stopped): it is started
 // again, like after any exit. kOnFailure (a job, as Kubernetes' restartPolicy: OnFailure): the
 // job finished, so that replica is not restarted and no replica of the workload is started
@@ -71,6 +83,7 @@ struct LocalTargetConfig {
   Duration ready_timeout = Seconds(60);  // not ready by then: killed, restarted, counted a crash
   Duration grace_period = Seconds(10);   // SIGTERM to SIGKILL of the process group
   LocalPreStop pre_stop;
+  LocalWarmTier warm_tier;
   Duration backoff_initial = Seconds(1);  // crash loop: initial, doubling up to backoff_max
   Duration backoff_max = Seconds(60);
   std::string log_dir;  // <log_dir>/<workload>-<i>.log; default: run_dir

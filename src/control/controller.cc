@@ -282,6 +282,7 @@ Decision Controller::Plan(Workload& w, Result<ScaleState> scale, bool& acts) {
   }
   d.current = scale->current;
   d.ready = scale->ready;
+  d.asleep = scale->asleep;
   d.engine_detail = scale->detail;
   w.last_current = scale->current;
   ReadSignals(w, now, d);
@@ -298,7 +299,8 @@ Decision Controller::Plan(Workload& w, Result<ScaleState> scale, bool& acts) {
                  now,
                  max_available,
                  w.pool_limit,
-                 LeaseOf(w, scale->current)};
+                 LeaseOf(w, scale->current),
+                 scale->asleep};
   d.recommendation = b.policy->Recommend(in, w.policy_state);
   Resolve(w, d);
   if (!d.recommendation.valid) {
@@ -430,7 +432,10 @@ void Controller::ActAll(const std::vector<size_t>& which, TimePoint now,
   if (!engine_calls_) {
     for (size_t i : apply) {
       const WorkloadBinding& b = workloads_[i]->binding;
-      RecordApply(*workloads_[i], now, *ds[i], b.actuator->Apply(b.ref, ds[i]->constrained));
+      std::string tier_off;
+      const Status st = ApplyScale(*b.actuator, b.ref, ds[i]->constrained,
+                                   ds[i]->recommendation.asleep, ds[i]->current, tier_off);
+      RecordApply(*workloads_[i], now, *ds[i], st, tier_off);
     }
     return;
   }
@@ -438,11 +443,13 @@ void Controller::ActAll(const std::vector<size_t>& which, TimePoint now,
   calls.reserve(apply.size());
   for (size_t i : apply) {
     const WorkloadBinding& b = workloads_[i]->binding;
-    calls.push_back({b.actuator, b.ref, ds[i]->constrained});
+    calls.push_back(
+        {b.actuator, b.ref, ds[i]->constrained, ds[i]->recommendation.asleep, ds[i]->current});
   }
-  const std::vector<Status> done = engine_calls_->Apply(calls);
+  std::vector<std::string> tier_off;
+  const std::vector<Status> done = engine_calls_->Apply(calls, &tier_off);
   for (size_t k = 0; k < apply.size(); ++k) {
-    RecordApply(*workloads_[apply[k]], now, *ds[apply[k]], done[k]);
+    RecordApply(*workloads_[apply[k]], now, *ds[apply[k]], done[k], tier_off[k]);
   }
 }
 
@@ -457,7 +464,8 @@ bool Controller::ShouldApply(Decision& d) const {
     }
     return false;
   }
-  if (target == d.current) return false;
+  const int asleep = d.recommendation.asleep;  // -1: the policy has no warm tier
+  if (target == d.current && (asleep < 0 || asleep == d.asleep)) return false;
   if (options_.dry_run) {
     d.action_detail =
         "dry run: would scale " + std::to_string(d.current) + " -> " + std::to_string(target);
@@ -466,12 +474,18 @@ bool Controller::ShouldApply(Decision& d) const {
   return true;
 }
 
-void Controller::RecordApply(Workload& w, TimePoint now, Decision& d, const Status& st) {
+void Controller::RecordApply(Workload& w, TimePoint now, Decision& d, const Status& st,
+                             const std::string& tier_off) {
   const int target = d.constrained;
+  const int asleep = tier_off.empty() ? d.recommendation.asleep : -1;
   const WorkloadBinding& b = w.binding;
+  if (!tier_off.empty()) d.action_detail = "warm tier off: " + tier_off + "; ";
+  // The tier is off and the awake size was already right: nothing changed.
+  if (st.ok() && !tier_off.empty() && target == d.current) return;
   if (st.ok()) {
     d.action = Action::kScaled;
-    d.action_detail = std::to_string(d.current) + " -> " + std::to_string(target);
+    d.action_detail += std::to_string(d.current) + " -> " + std::to_string(target);
+    if (asleep >= 0) d.action_detail += ", " + std::to_string(asleep) + " asleep";
     if (b.stabilizer) b.stabilizer->RecordScale(d.current, target, now, w.stabilizer_state);
   } else {
     d.action = Action::kFailed;

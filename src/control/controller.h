@@ -222,7 +222,9 @@ class Controller {
   void RecordCompleted(Decision& d) const;
   // True when `d` calls for an Apply; otherwise says in `d` why not (a follower, a dry run).
   bool ShouldApply(Decision& d) const;
-  void RecordApply(Workload& w, TimePoint now, Decision& d, const Status& st);
+  // `tier_off`: why the engine served the awake size alone (ApplyScale), or empty.
+  void RecordApply(Workload& w, TimePoint now, Decision& d, const Status& st,
+                   const std::string& tier_off);
   // Applies an operator's override to d.constrained and says so in constrain_reason; true when
   // it changed the size to act on.
   bool ApplySteering(Workload& w, Decision& d) const;

@@ -16,6 +16,7 @@ struct EngineCalls::Pending {
   Clock::time_point made{};
   Result<ScaleState> scale{Status::Unavailable("not observed")};
   Status status;
+  std::string tier_off;
 };
 
 namespace {
@@ -74,14 +75,16 @@ std::vector<std::shared_ptr<EngineCalls::Pending>> EngineCalls::Start(
       }
       Result<ScaleState> scale{Status::Unavailable("not observed")};
       Status status;
+      std::string tier_off;
       if (p->apply) {
-        status = c.engine->Apply(c.ref, c.desired);
+        status = ApplyScale(*c.engine, c.ref, c.desired, c.asleep, c.current, tier_off);
       } else {
         scale = c.engine->Observe(c.ref);
       }
       std::lock_guard<std::mutex> lock(mu_);
       p->scale = std::move(scale);
       p->status = std::move(status);
+      p->tier_off = std::move(tier_off);
       p->done = true;
       done_.notify_all();
     });
@@ -152,13 +155,27 @@ std::vector<Result<ScaleState>> EngineCalls::Observe(const std::vector<Call>& ca
   return out;
 }
 
-std::vector<Status> EngineCalls::Apply(const std::vector<Call>& calls) {
+std::vector<Status> EngineCalls::Apply(const std::vector<Call>& calls,
+                                       std::vector<std::string>* tier_off) {
   std::vector<Status> why;
   const auto ps = Run(calls, true, options_.apply_deadline, why);
+  if (tier_off) tier_off->assign(calls.size(), "");
   for (size_t i = 0; i < calls.size(); ++i) {
-    if (ps[i]) why[i] = std::move(ps[i]->status);
+    if (!ps[i]) continue;
+    why[i] = std::move(ps[i]->status);
+    if (tier_off) (*tier_off)[i] = std::move(ps[i]->tier_off);
   }
   return why;
+}
+
+Status ApplyScale(Actuator& engine, const WorkloadRef& ref, int awake, int asleep, int current,
+                  std::string& tier_off) {
+  if (asleep < 0) return engine.Apply(ref, awake);
+  Status st = engine.ApplyTiers(ref, awake, asleep);
+  // With nothing asleep, ApplyTiers is Apply: its kInvalid is the size's, not the tier's.
+  if (st.code() != StatusCode::kInvalid || asleep == 0) return st;
+  tier_off = st.message();
+  return awake == current ? Status::Ok() : engine.Apply(ref, awake);
 }
 
 void EngineCalls::Settle(const std::string& key) {

@@ -35,12 +35,20 @@ struct EngineCallOptions {
   Duration apply_deadline = Seconds(10);
 };
 
+// Apply, or ApplyTiers when asleep >= 0. An engine without a warm tier (ApplyTiers answers
+// kInvalid) serves the awake size alone: Apply, unless that is `current` already, with
+// `tier_off` saying why the tier is off.
+Status ApplyScale(Actuator& engine, const WorkloadRef& ref, int awake, int asleep, int current,
+                  std::string& tier_off);
+
 class EngineCalls {
  public:
   struct Call {
     Actuator* engine = nullptr;
-    WorkloadRef ref;  // a copy: a call may outlive the workload's binding
-    int desired = 0;  // Apply's
+    WorkloadRef ref;   // a copy: a call may outlive the workload's binding
+    int desired = 0;   // Apply's
+    int asleep = -1;   // ApplyTiers' asleep replicas; -1: Apply alone
+    int current = -1;  // the awake size now, if known (ApplyScale's)
   };
 
   explicit EngineCalls(EngineCallOptions options);
@@ -50,7 +58,9 @@ class EngineCalls {
 
   // One answer per call, in order.
   std::vector<Result<ScaleState>> Observe(const std::vector<Call>& calls);
-  std::vector<Status> Apply(const std::vector<Call>& calls);
+  // `tier_off`, when given, gets one entry per call: why its warm tier was off (ApplyScale).
+  std::vector<Status> Apply(const std::vector<Call>& calls,
+                            std::vector<std::string>* tier_off = nullptr);
   // Waits for workload `key`'s call still in flight, if any: its binding (and perhaps its
   // engine) is about to go.
   void Settle(const std::string& key);

@@ -29,6 +29,15 @@ class Actuator {
   virtual std::string_view Name() const = 0;
   virtual Result<ScaleState> Observe(const WorkloadRef& ref) = 0;
   virtual Status Apply(const WorkloadRef& ref, int desired) = 0;
+  // Sets both tiers at once: `awake` serving replicas (as Apply) and `asleep` kept asleep as
+  // burst insurance. An engine with a warm tier wakes asleep replicas before it starts cold
+  // ones and puts surplus awake ones to sleep before it removes them; one without it accepts
+  // only asleep == 0 (then this is Apply) and says so otherwise (kInvalid).
+  virtual Status ApplyTiers(const WorkloadRef& ref, int awake, int asleep) {
+    if (asleep == 0) return Apply(ref, awake);
+    return Status::Invalid("the " + std::string(Name()) +
+                           " engine has no warm tier: it cannot keep replicas asleep");
+  }
   // Where the workload's replicas can be reached, for sources that read them directly.
   // Engines that do not know (or do not say) return kNotFound.
   // The default names neither engine nor workload: the Controller asks for every workload every

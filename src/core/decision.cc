@@ -95,6 +95,11 @@ nlohmann::json ToJson(const Decision& d) {
                       {"action_detail", d.action_detail}};
   // Only the daemon stamps wall time; simulator logs stay free of it (and byte-identical).
   if (!d.engine_detail.empty()) j["engine_detail"] = d.engine_detail;
+  // The warm tier, only where there is one (logs without it stay byte-identical).
+  if (d.asleep > 0 || d.recommendation.asleep >= 0) {
+    j["asleep"] = d.asleep;
+    j["asleep_wanted"] = d.recommendation.asleep;
+  }
   if (d.pool.active) {
     j["pool"] = {{"tenant", d.pool.tenant},
                  {"wanted", d.pool.wanted},

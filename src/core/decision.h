@@ -47,6 +47,7 @@ struct Decision {
   WallTime wall{};  // wall time of the tick; the epoch (unset) in the simulator
   int current = 0;
   int ready = 0;
+  int asleep = 0;             // replicas the engine keeps asleep (the warm tier)
   std::string engine_detail;  // what the engine said about its replicas (ScaleState::detail)
   std::vector<SignalInput> inputs;
   Recommendation recommendation;

@@ -88,6 +88,8 @@ Result<Decision> DecisionFromJson(const nlohmann::json& j) {
     ASSIGN_OR_RETURN(d.action, ActionFromName(j.at("action").get<std::string>()));
     d.action_detail = j.at("action_detail").get<std::string>();
     if (j.contains("engine_detail")) d.engine_detail = j["engine_detail"].get<std::string>();
+    if (j.contains("asleep")) d.asleep = j["asleep"].get<int>();
+    if (j.contains("asleep_wanted")) d.recommendation.asleep = j["asleep_wanted"].get<int>();
     if (j.contains("pool")) {
       const auto& p = j["pool"];
       d.pool = {true,
@@ -329,6 +331,8 @@ void DecisionToCompact(const Decision& d, int unchanged_ticks, Duration unchange
   integer("c", d.current);
   integer("r", d.ready);
   text("e", d.engine_detail);
+  if (d.asleep > 0) integer("z", d.asleep);
+  if (d.recommendation.asleep >= 0) integer("zw", d.recommendation.asleep);
   w.Key("i");
   WriteInputs(w, d.inputs);
   integer("d", d.recommendation.desired);
@@ -575,6 +579,8 @@ Result<Decision> DecisionFromCompactDocument(std::string_view text, const std::s
     d.current = j.at("c").get<int>();
     d.ready = j.at("r").get<int>();
     d.engine_detail = GetText(j, "e");
+    d.asleep = GetInt(j, "z");
+    if (j.contains("zw")) d.recommendation.asleep = j["zw"].get<int>();
     for (const auto& a : j.at("i")) {
       ASSIGN_OR_RETURN(SignalInput in, InputFromCompact(a));
       d.inputs.push_back(std::move(in));

@@ -36,6 +36,7 @@ struct PolicyInput {
     double expected_s = 0;
   };
   std::optional<Lease> pool_lease;
+  int asleep = 0;  // replicas kept asleep (ScaleState::asleep)
 };
 
 // A named number behind a decision ("predicted_gain_s", 412.0).
@@ -49,6 +50,9 @@ struct Recommendation {
   std::string rule;    // short id of the rule that fired, e.g. "replace_failed_nodes"
   std::string reason;  // one sentence with the numbers
   std::vector<Fact> facts;
+  // Replicas to keep asleep as burst insurance (the warm tier), or -1: the policy does not use
+  // one and the engine is only asked for `desired`.
+  int asleep = -1;
 };
 
 class Policy {

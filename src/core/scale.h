@@ -37,6 +37,9 @@ struct ScaleState {
   // longer asks the policy or applies; its Decisions say kRuleCompleted. Replicas still
   // finishing (exiting) count in `ready` until they are gone.
   bool completed = false;
+  // Replicas kept asleep (the warm tier: loaded, weights offloaded to host memory, waking in
+  // seconds; not counted in `current`). 0 on engines without one.
+  int asleep = 0;
 };
 
 // The rule of the Decisions of a completed workload (ScaleState::completed), and of a training

@@ -90,6 +90,13 @@ struct ServingFigures {
   std::string trace;        // what was replayed
   std::string trace_error;  // the replay stopped early, and why
   std::optional<int> static_peak_replicas;
+  // The warm tier, when the service has one: GPU-hours awake and asleep (gpu_hours prices the
+  // asleep share at asleep_cost_fraction), and the wake time.
+  struct Warm {
+    double gpu_hours_awake = 0, gpu_hours_asleep = 0;
+    double asleep_cost_fraction = 0, wake_s = 0;
+  };
+  std::optional<Warm> warm;
 };
 
 // Figures only a training workload (TrainingJob) has.

@@ -34,6 +34,7 @@ struct TimelinePoint {
   double interval_latency_p99_s = kNaN;  // of the requests completed since the previous point
   double interval_ttft_p99_s = kNaN;
   double missed = kNaN;  // cumulative requests that ended outside the SLO
+  double asleep = kNaN;  // replicas kept asleep (the warm tier; absent without one)
 };
 
 struct TimelineField {
@@ -41,7 +42,7 @@ struct TimelineField {
   double TimelinePoint::*member;
 };
 
-inline constexpr std::array<TimelineField, 19> kTimelineFields = {{
+inline constexpr std::array<TimelineField, 20> kTimelineFields = {{
     {"t_s", &TimelinePoint::t_s},
     {"desired", &TimelinePoint::desired},
     {"ready", &TimelinePoint::ready},
@@ -61,6 +62,7 @@ inline constexpr std::array<TimelineField, 19> kTimelineFields = {{
     {"interval_latency_p99_s", &TimelinePoint::interval_latency_p99_s},
     {"interval_ttft_p99_s", &TimelinePoint::interval_ttft_p99_s},
     {"missed", &TimelinePoint::missed},
+    {"asleep", &TimelinePoint::asleep},
 }};
 
 }  // namespace aiscale::report

@@ -74,6 +74,12 @@ void PutServing(const ServingFigures& s, json& j) {
   j["trace"] = s.trace;
   if (!s.trace_error.empty()) j["trace_error"] = s.trace_error;
   if (s.static_peak_replicas) j["static_peak_replicas"] = *s.static_peak_replicas;
+  if (s.warm) {
+    j["gpu_hours_awake"] = s.warm->gpu_hours_awake;
+    j["gpu_hours_asleep"] = s.warm->gpu_hours_asleep;
+    j["asleep_cost_fraction"] = s.warm->asleep_cost_fraction;
+    j["wake_s"] = s.warm->wake_s;
+  }
 }
 
 void PutTraining(const TrainingFigures& t, json& j) {

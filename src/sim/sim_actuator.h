@@ -17,6 +17,7 @@ class SimActuator final : public Actuator {
   std::string_view Name() const override { return "sim"; }
   Result<ScaleState> Observe(const WorkloadRef& ref) override;
   Status Apply(const WorkloadRef& ref, int desired) override;
+  Status ApplyTiers(const WorkloadRef& ref, int awake, int asleep) override;
 
  private:
   const WorkloadDirectory& dir_;

@@ -35,6 +35,12 @@ class SimWorkload {
   // Engine side, as an Actuator would see it.
   virtual Result<ScaleState> Observe() = 0;
   virtual Status Apply(int desired) = 0;
+  // Both tiers (Actuator::ApplyTiers); workloads without a warm tier accept only asleep == 0.
+  virtual Status ApplyTiers(int awake, int asleep) {
+    if (asleep == 0) return Apply(awake);
+    return Status::Invalid("unable to keep replicas of " + ref().Key() +
+                           " asleep: the simulated workload has no warm tier");
+  }
 
   // Metrics side: current observations of one signal, stamped with their measurement time,
   // as a real exporter would report them (empty when the workload does not emit it).

@@ -21,6 +21,8 @@ void ChangeFilter::AssignKey(const Decision& d, Key& k) {
   k.pool_wanted = d.pool.wanted;
   k.pool_granted = d.pool.granted;
   k.pool_reason = d.pool.reason;
+  k.asleep = d.asleep;
+  k.asleep_wanted = d.recommendation.asleep;
   k.inputs.resize(d.inputs.size());
   for (size_t i = 0; i < d.inputs.size(); ++i) {
     k.inputs[i].first = d.inputs[i].name;
@@ -43,7 +45,8 @@ bool ChangeFilter::SameAs(const Key& k, const Decision& d) {
       k.stabilized != d.stabilized || k.constrained != d.constrained ||
       k.valid != d.recommendation.valid || k.vetoed != d.vetoed || k.action != d.action ||
       k.action_code != d.action_code || k.pool_wanted != d.pool.wanted ||
-      k.pool_granted != d.pool.granted) {
+      k.pool_granted != d.pool.granted || k.asleep != d.asleep ||
+      k.asleep_wanted != d.recommendation.asleep) {
     return false;
   }
   if (k.rule != d.recommendation.rule || k.constrain_reason != d.constrain_reason ||

@@ -61,6 +61,7 @@ class ChangeFilter {
     std::string policy, rule, constrain_reason, engine_detail, pool_reason;
     int current = 0, ready = 0, desired = 0, stabilized = 0, constrained = 0;
     int pool_wanted = 0, pool_granted = 0;
+    int asleep = 0, asleep_wanted = -1;  // the warm tier
     bool valid = false, vetoed = false;
     Action action = Action::kNone;
     StatusCode action_code = StatusCode::kOk;

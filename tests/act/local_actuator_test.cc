@@ -212,6 +212,50 @@ TEST_F(LocalActuatorTest, ScalesZeroToThreeToOneToZeroWithHttpReadiness) {
   for (pid_t pid : pids_) EXPECT_TRUE(ProcessGone(pid)) << pid;
 }
 
+// The warm tier: replicas ranked past the awake count are loaded, then put to sleep (POST
+// /sleep?level=1 to the replica); a scale-up wakes a sleeper instead of starting a cold one;
+// a scale-down of the awake count puts one to sleep and stops the surplus sleeper.
+TEST_F(LocalActuatorTest, WarmTierSleepsWakesAndStopsTheSurplus) {
+  ASSERT_TRUE(StartWith(Config(std::string(kHttpServer) + "  warm_tier: {}\n"), 0).ok());
+  ASSERT_TRUE(actuator_->ApplyTiers(ref_, 2, 1).ok());
+  ASSERT_TRUE(WaitFor([&] {
+    const ScaleState s = Observe();
+    return s.current == 2 && s.ready == 2 && s.asleep == 1;
+  })) << Observe().detail;
+  EXPECT_EQ(Count(Events(2), "sleep"), 1);
+  EXPECT_EQ(Count(Events(0), "sleep") + Count(Events(1), "sleep"), 0);
+  auto eps = actuator_->Endpoints(ref_);
+  ASSERT_TRUE(eps.ok());
+  EXPECT_EQ(eps->size(), 2u) << "an asleep replica takes no requests";
+
+  ASSERT_TRUE(actuator_->ApplyTiers(ref_, 3, 0).ok());
+  ASSERT_TRUE(WaitFor([&] { return ReadyIs(3, 3) && Observe().asleep == 0; })) << Observe().detail;
+  EXPECT_EQ(Count(Events(2), "wake"), 1);
+  EXPECT_EQ(Count(Events(2), "start"), 1) << "woken, not restarted";
+  EXPECT_TRUE(Events(3).empty()) << "no cold replica was started";
+
+  ASSERT_TRUE(actuator_->ApplyTiers(ref_, 1, 1).ok());
+  ASSERT_TRUE(WaitFor([&] {
+    const ScaleState s = Observe();
+    return s.current == 1 && s.ready == 1 && s.asleep == 1 && actuator_->Pids().size() == 2u;
+  })) << Observe().detail;
+  EXPECT_EQ(Count(Events(1), "sleep"), 1);
+  EXPECT_EQ(Count(Events(2), "sigterm"), 1);
+  EXPECT_EQ(Count(Events(0), "sleep"), 0);
+}
+
+// Without `warm_tier`, keeping replicas asleep is refused with a reason the Controller shows;
+// nothing asleep is plain Apply.
+TEST_F(LocalActuatorTest, WarmTierOffRefusesSleepersClearly) {
+  ASSERT_TRUE(StartWith(Config(kHttpServer), 0).ok());
+  const Status st = actuator_->ApplyTiers(ref_, 2, 1);
+  EXPECT_EQ(st.code(), StatusCode::kInvalid);
+  EXPECT_NE(st.message().find("no warm_tier"), std::string::npos) << st.message();
+  EXPECT_EQ(Observe().current, 0) << "a refused call changes nothing";
+  ASSERT_TRUE(actuator_->ApplyTiers(ref_, 1, 0).ok());
+  EXPECT_EQ(Observe().current, 1);
+}
+
 // torchrun mode: the agent hosting the rendezvous store (here replica 2, so the rule differs
 // from "highest index first") is stopped only when it is the last replica.
 TEST_F(LocalActuatorTest, TorchrunModeNeverStopsTheRendezvousHostFirst) {

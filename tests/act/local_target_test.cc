@@ -65,6 +65,12 @@ TEST(LocalTargetConfig, ParseErrorsNameTheirField) {
       {"pre_stop bad timeout",
        "target:\n  command: [srv]\n  base_port: 9000\n  pre_stop: {http: /s, timeout: -1s}\n",
        "target.pre_stop.timeout: must be > 0"},
+      {"warm_tier without a port", "target:\n  command: [srv]\n  warm_tier: {}\n",
+       "target.warm_tier: needs base_port"},
+      {"warm_tier sleep path",
+       "target:\n  command: [srv]\n  base_port: 9000\n"
+       "  warm_tier: {sleep: 'sleep'}\n",
+       "target.warm_tier.sleep: must start with /"},
       {"base_port out of range", "target:\n  command: [srv]\n  base_port: 70000\n",
        "target.base_port: must be <= 65535"},
       {"wrong engine", "target:\n  engine: kubernetes\n  command: [srv]\n",

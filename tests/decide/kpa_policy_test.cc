@@ -46,7 +46,7 @@ struct Harness {
     return Ask(now);
   }
   Recommendation Ask(TimePoint now) {
-    PolicyInput in{signals, current, ready, now, std::nullopt, std::nullopt, std::nullopt};
+    PolicyInput in{signals, current, ready, now, std::nullopt, std::nullopt, std::nullopt, 0};
     Recommendation r = policy->Recommend(in, state);
     if (r.valid) current = ready = r.desired;
     return r;

@@ -48,7 +48,7 @@ Recommendation Drive(const Case& c) {
         c.signal,
         {{c.signal, "a", c.per_instance, now, true}, {c.signal, "b", c.per_instance, now, true}},
         now, Seconds(45));
-    PolicyInput in{signals, c.current, c.current, now, std::nullopt, std::nullopt, std::nullopt};
+    PolicyInput in{signals, c.current, c.current, now, std::nullopt, std::nullopt, std::nullopt, 0};
     Recommendation r = made->policy->Recommend(in, state);
     if (r.valid) last = r;
   }
@@ -93,7 +93,7 @@ TEST(PolicySaturation, CorruptRestoredStateSaturates) {
     SCOPED_TRACE(stored);
     PersistentState state;
     state.Set("replicas", stored);
-    PolicyInput in{signals, 3, 3, AtSeconds(0), std::nullopt, std::nullopt, std::nullopt};
+    PolicyInput in{signals, 3, 3, AtSeconds(0), std::nullopt, std::nullopt, std::nullopt, 0};
     const Recommendation r = made->policy->Recommend(in, state);
     EXPECT_GE(r.desired, 0);
     EXPECT_LE(r.desired, kMaxReplicaCount);

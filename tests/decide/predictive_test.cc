@@ -49,8 +49,8 @@ struct Harness {
       signals.Ingest(signals::kQueueLen, {{"queue_len", "lb", *queue, AtSeconds(t), true}},
                      AtSeconds(t), Seconds(45));
     }
-    PolicyInput in{signals,      current,      current,     AtSeconds(t),
-                   std::nullopt, std::nullopt, std::nullopt};
+    PolicyInput in{signals,      current,      current,      AtSeconds(t),
+                   std::nullopt, std::nullopt, std::nullopt, 0};
     Recommendation r = policy.Recommend(in, state);
     if (r.valid) current = r.desired;
     return r;

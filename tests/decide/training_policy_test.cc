@@ -74,7 +74,7 @@ struct Harness {
     const bool restarting = now < restart_until;
     put(signals::kGpuUtil, restarting ? 2 : (phase == Phase::kLoad ? load_util : util));
     if (report_phase) put(signals::kPhase, static_cast<double>(phase));
-    PolicyInput in{sig, current, ready, at, max_available, pool_limit, std::nullopt};
+    PolicyInput in{sig, current, ready, at, max_available, pool_limit, std::nullopt, 0};
     Recommendation r = policy.Recommend(in, state);
     EXPECT_FALSE(r.rule.empty()) << "t=" << now;
     EXPECT_FALSE(r.reason.empty()) << "t=" << now;

@@ -87,7 +87,8 @@ Recommendation SloPolicy::Recommend(const PolicyInput& in, PersistentState& stat
   state.Set(kClock, now_s);
   const Inputs x = Read(in);
   serving::LeadLearner lead_learner(cfg_.cold_start_s, state, "slo.");
-  const double lead_s = lead_learner.Observe(in.current, in.ready, now_s) + cfg_.control_period_s;
+  const double lead_s =
+      lead_learner.Observe(in.current, in.ready, in.asleep, now_s) + cfg_.control_period_s;
   serving::CapacityLearner learner(cfg_.capacity, state, "slo.cap.");
 
   if (!x.demand->ok()) {
@@ -190,8 +191,33 @@ Recommendation SloPolicy::Recommend(const PolicyInput& in, PersistentState& stat
       r.reason += "; not scaling down on invalid input";
     }
   }
-  r.desired = cfg_.scale_to_zero ? desired : std::max(desired, 1);
+  desired = cfg_.scale_to_zero ? desired : std::max(desired, 1);
+  r.desired = cfg_.warm.on ? SplitWarm(in, state, c, floor, desired, drain, r) : desired;
+  if (!x.bad.empty() && r.desired < in.current) r.desired = in.current;
   return r;
+}
+
+int SloPolicy::SplitWarm(const PolicyInput& in, PersistentState& state, double c, double floor,
+                         int total, int drain, Recommendation& r) const {
+  const double now_s = SinceEpochSeconds(in.now);
+  const double lead_s = cfg_.warm.wake_s + cfg_.control_period_s;
+  serving::DemandForecast forecast(cfg_.forecast, state, "slo.d.");
+  const double f = forecast.Forecast(lead_s, now_s);
+  serving::Headroom headroom(cfg_.headroom, state, "slo.hw.");
+  const double h =
+      headroom.Observe(forecast.Peak(cfg_.control_period_s, now_s), f, lead_s, floor, now_s);
+  // Putting a replica to sleep costs a wake, not a cold start: its break-even is wake + drain.
+  const double peak = forecast.Peak(lead_s + cfg_.latency_s, now_s);
+  int awake = std::max({NeedFor(f + h, c), NeedFor(peak + headroom.For(peak, floor), c), drain});
+  awake = std::clamp(awake, cfg_.scale_to_zero ? 0 : 1, std::max(total, 1));
+  r.asleep = std::clamp(total - awake, 0,
+                        std::max(0, std::min(cfg_.warm.max_asleep, cfg_.max_replicas - awake)));
+  r.facts.push_back({"warm_lead_s", lead_s});
+  r.facts.push_back({"awake_need", awake});
+  r.facts.push_back({"asleep", r.asleep});
+  StrAppend(r.reason, "; warm tier: ", awake, " awake (wake lead ", Num(lead_s), " s), ", r.asleep,
+            " asleep");
+  return awake;
 }
 
 }  // namespace aiscale::decide

@@ -15,6 +15,9 @@
 //           plus draining it: keeping it any shorter costs more than it saves
 //   breach: the SLO is broken now with requests waiting: enough to drain the queue in one period
 //   desired = max(up, hold, breach), at least 1 (0 only with min_replicas 0)
+//   warm tier (optional): awake = the same over the wake lead (wake time + one period) with
+//           its own headroom and a hold of wake + drain; asleep = desired - awake (the burst
+//           insurance, waking in seconds instead of a cold start)
 //
 // Promises: pure; all learned state in the PersistentState. Missing demand holds (never a
 // scale-down); invalid input (a negative queue, TTFT p99 above latency p99, a negative rate)
@@ -49,6 +52,14 @@ struct SloConfig {
   double control_period_s = 15;
   double breach_growth = 0.25;  // before a capacity is learned: growth on an SLO breach
   bool scale_to_zero = false;   // WorkloadContext.min_replicas == 0
+  int max_replicas = 100;       // WorkloadContext: awake + asleep stay within it
+  // The warm tier (docs/slo-policy.md): replicas needed within the wake lead stay awake, those
+  // needed only within the cold-start lead are kept asleep. Off unless `warm:` is given.
+  struct Warm {
+    bool on = false;
+    double wake_s = 5;     // how long an asleep replica takes to serve again
+    int max_asleep = 100;  // the most kept asleep
+  } warm;
 };
 
 class SloPolicy final : public Policy {
@@ -68,6 +79,10 @@ class SloPolicy final : public Policy {
   struct Inputs;  // this tick's signals, checked
   Inputs Read(const PolicyInput& in) const;
   int NeedFor(double demand, double capacity) const;
+  // The warm tier's split of `total` (the cold-lead need): the awake need over the wake lead
+  // and the rest asleep; sets r.asleep and returns the awake count.
+  int SplitWarm(const PolicyInput& in, PersistentState& state, double c, double floor, int total,
+                int drain, Recommendation& r) const;
 
   SloConfig cfg_;
 };

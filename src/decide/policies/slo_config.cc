@@ -8,6 +8,7 @@
 //     capacity: {half_life: 6h, max_rise_per_min: 0.04, max_fall_per_min: 0.15}
 //     headroom: {prior: 1, window: 1d, quantile: 0.95}   # in sqrt(demand) units
 //     season: 1d                    # or none
+//     warm: {wake: 5s, max_asleep: 100}   # keep a warm tier (engines with vLLM sleep mode)
 #include "decide/policies/slo.h"
 
 namespace aiscale::decide {
@@ -34,6 +35,13 @@ void ParseCapacity(const ConfigNode& n, serving::CapacityParams& p) {
   p.max_fall_per_min = n.Number("max_fall_per_min", p.max_fall_per_min, Between(0.001, 0.5));
 }
 
+void ParseWarm(const ConfigNode& n, SloConfig::Warm& w) {
+  n.CheckKnown({"wake", "max_asleep"});
+  w.on = true;
+  w.wake_s = n.DurationSeconds("wake", w.wake_s, Between(0, 3600));
+  w.max_asleep = n.Int("max_asleep", w.max_asleep, Between(0, 100000));
+}
+
 void ParseHeadroom(const ConfigNode& n, serving::HeadroomParams& p) {
   n.CheckKnown({"prior", "window", "quantile"});
   p.prior = n.Number("prior", p.prior, Between(0, 10));
@@ -44,7 +52,7 @@ void ParseHeadroom(const ConfigNode& n, serving::HeadroomParams& p) {
 }  // namespace
 
 SloConfig SloPolicy::Parse(const ConfigNode& node, const WorkloadContext& ctx) {
-  node.CheckKnown({"name", "slo", "signal", "margin", "capacity", "headroom", "season"});
+  node.CheckKnown({"name", "slo", "signal", "margin", "capacity", "headroom", "season", "warm"});
   SloConfig c;
   c.signal = node.String("signal", c.signal);
   if (c.signal.empty()) node.ErrorAt("signal", "must not be empty");
@@ -71,6 +79,8 @@ SloConfig SloPolicy::Parse(const ConfigNode& node, const WorkloadContext& ctx) {
   c.headroom.warmup_s = ctx.cold_start_s + ctx.control_period_s;
   c.control_period_s = ctx.control_period_s;
   c.scale_to_zero = ctx.min_replicas == 0;
+  c.max_replicas = ctx.max_replicas;
+  if (node.Has("warm")) ParseWarm(node.Child("warm"), c.warm);
   return c;
 }
 

@@ -15,17 +15,19 @@ LeadLearner::LeadLearner(double prior_s, PersistentState& state, std::string_vie
 
 double LeadLearner::estimate() const {
   const std::vector<double>* v = state_.FindVec(key_);
-  return v && v->size() == 5 ? (*v)[0] : prior_s_;
+  return v && v->size() == 6 ? (*v)[0] : prior_s_;
 }
 
 int LeadLearner::measurements() const {
   const std::vector<double>* v = state_.FindVec(key_);
-  return v && v->size() == 5 ? static_cast<int>((*v)[1]) : 0;
+  return v && v->size() == 6 ? static_cast<int>((*v)[1]) : 0;
 }
 
-double LeadLearner::Observe(int current, int ready, double now_s) {
+double LeadLearner::Observe(int current, int ready, int asleep, double now_s) {
   std::vector<double>& v = state_.Vec(key_);
-  if (v.size() != 5) v = {prior_s_, 0, static_cast<double>(current), -1, 0};
+  if (v.size() != 6) v = {prior_s_, 0, static_cast<double>(current), -1, 0, 0};
+  const bool woke = asleep < v[5];
+  v[5] = asleep;
   const bool pending = v[3] >= 0;
   if (pending && current < v[4]) {
     v[3] = -1;  // asked for fewer before they came: nothing to measure
@@ -35,7 +37,7 @@ double LeadLearner::Observe(int current, int ready, double now_s) {
     v[1] += 1;
     v[3] = -1;
   }
-  if (current > v[2] && ready < current && v[3] < 0) {
+  if (current > v[2] && ready < current && v[3] < 0 && !woke) {
     v[3] = now_s;
     v[4] = current;
   }

@@ -18,15 +18,17 @@ namespace aiscale::decide::serving {
 class LeadLearner {
  public:
   LeadLearner(double prior_s, PersistentState& state, std::string_view prefix);
-  // One tick: the spec'd and ready counts at now_s. Returns the estimate (seconds).
-  double Observe(int current, int ready, double now_s);
+  // One tick: the spec'd, ready and asleep counts at now_s. Returns the estimate (seconds).
+  // A rise that the warm tier paid for (fewer asleep) is a wake, not a cold start: not timed.
+  double Observe(int current, int ready, int asleep, double now_s);
   double estimate() const;
   int measurements() const;
 
  private:
   double prior_s_;
   PersistentState& state_;
-  std::string key_;  // [estimate, measurements, last current, pending since (-1 none), target]
+  std::string key_;  // [estimate, measurements, last current, pending since (-1 none), target,
+                     //  last asleep]
 };
 
 }  // namespace aiscale::decide::serving

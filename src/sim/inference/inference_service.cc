@@ -83,22 +83,14 @@ Result<ScaleState> InferenceService::Observe() {
   Sync();
   ScaleState s;
   s.current = static_cast<int>(active_.size());
+  s.asleep = static_cast<int>(asleep_.size());
   for (const auto& v : engine_->Replicas()) {
     if (v.state == ReplicaState::kReady) ++s.ready;
   }
   return s;
 }
 
-Status InferenceService::Apply(int desired) {
-  if (desired < 0) return Status::Error("unable to scale " + ref_.Key() + " to a negative size");
-  Sync();
-  const int current = static_cast<int>(active_.size());
-  if (desired == current) return Status::Ok();
-  ++scale_events_;
-  const int64_t ready_at = engine_->now_ns() + SaturatingNanos(spec_->ColdStartSeconds());
-  for (int i = current; i < desired; ++i) active_.push_back(engine_->AddReplica(ready_at));
-  if (desired >= current) return Status::Ok();
-  // Which to remove: starting ones first (newest first), then the least loaded ready ones.
+std::vector<int> InferenceService::ReleaseOrder() const {
   std::vector<ReplicaView> views = engine_->Replicas();
   auto view = [&](int id) {
     return *std::find_if(views.begin(), views.end(),
@@ -111,11 +103,77 @@ Status InferenceService::Apply(int desired) {
     if (sa != sb) return sa;
     return !sa && va.in_flight < vb.in_flight;
   });
+  return order;
+}
+
+Status InferenceService::Apply(int desired) {
+  if (desired < 0) return Status::Error("unable to scale " + ref_.Key() + " to a negative size");
+  Sync();
+  const int current = static_cast<int>(active_.size());
+  if (desired == current) return Status::Ok();
+  ++scale_events_;
+  const int64_t ready_at = engine_->now_ns() + SaturatingNanos(spec_->ColdStartSeconds());
+  for (int i = current; i < desired; ++i) active_.push_back(engine_->AddReplica(ready_at));
+  if (desired >= current) return Status::Ok();
+  const std::vector<int> order = ReleaseOrder();
   for (int i = 0; i < current - desired; ++i) {
     engine_->RemoveReplica(order[static_cast<size_t>(i)]);
     active_.erase(std::find(active_.begin(), active_.end(), order[static_cast<size_t>(i)]));
   }
   return Status::Ok();
+}
+
+Status InferenceService::ApplyTiers(int awake, int asleep) {
+  if (!spec_->warm) return SimWorkload::ApplyTiers(awake, asleep);
+  if (awake < 0 || asleep < 0) {
+    return Status::Error("unable to scale " + ref_.Key() + " to a negative size");
+  }
+  Sync();
+  if (awake == static_cast<int>(active_.size()) && asleep == static_cast<int>(asleep_.size())) {
+    return Status::Ok();
+  }
+  ++scale_events_;
+  const int64_t now = engine_->now_ns();
+  const int64_t cold_at = now + SaturatingNanos(spec_->ColdStartSeconds());
+  const int64_t wake_at = now + SaturatingNanos(spec_->wake_s);
+  // More awake: wake the warm tier first (newest first), then start cold ones.
+  while (static_cast<int>(active_.size()) < awake) {
+    if (asleep_.empty()) {
+      active_.push_back(engine_->AddReplica(cold_at));
+      continue;
+    }
+    const int id = asleep_.back();
+    asleep_.pop_back();
+    engine_->WakeReplica(id, wake_at);
+    active_.push_back(id);
+  }
+  // Fewer awake: to sleep while the warm tier wants more, else gone.
+  if (static_cast<int>(active_.size()) > awake) {
+    const std::vector<int> order = ReleaseOrder();
+    for (size_t i = 0; static_cast<int>(active_.size()) > awake; ++i) {
+      const int id = order[i];
+      active_.erase(std::find(active_.begin(), active_.end(), id));
+      if (static_cast<int>(asleep_.size()) < asleep) {
+        engine_->SleepReplica(id);
+        asleep_.push_back(id);
+      } else {
+        engine_->RemoveReplica(id);
+      }
+    }
+  }
+  while (static_cast<int>(asleep_.size()) > asleep) {
+    engine_->RemoveReplica(asleep_.back());
+    asleep_.pop_back();
+  }
+  while (static_cast<int>(asleep_.size()) < asleep) {
+    asleep_.push_back(engine_->AddReplica(cold_at, /*asleep_when_ready=*/true));
+  }
+  return Status::Ok();
+}
+
+double InferenceService::GpuHoursPriced() const {
+  const double asleep = engine_->AsleepGpuSeconds();
+  return (engine_->GpuSeconds() - asleep + asleep * spec_->asleep_cost_fraction) / 3600.0;
 }
 
 std::vector<Observation> InferenceService::Signal(std::string_view name, TimePoint now) {
@@ -197,7 +255,9 @@ report::WorkloadSummary InferenceService::Summary() const {
   const RequestStats& st = engine_->stats();
   report::WorkloadSummary s;
   s.kind = "InferenceService";
-  s.gpu_hours = engine_->GpuSeconds() / 3600.0;
+  // With a warm tier, GPU-hours price the asleep share at its cost fraction (both shares are
+  // stated apart); without one the two are the same figure.
+  s.gpu_hours = GpuHoursPriced();
   s.cost_usd = s.gpu_hours * spec_->price_per_gpu_hour;
   s.rescales = scale_events_;
   report::ServingFigures f;
@@ -216,6 +276,14 @@ report::WorkloadSummary InferenceService::Summary() const {
   f.slo = {st.slo().ttft_s, st.slo().latency_s, st.slo().attainment};
   f.trace = spec_->trace->Describe();
   if (!replay_->status.ok()) f.trace_error = replay_->status.message();
+  if (spec_->warm) {
+    report::ServingFigures::Warm warm;
+    warm.gpu_hours_asleep = engine_->AsleepGpuSeconds() / 3600.0;
+    warm.gpu_hours_awake = engine_->GpuSeconds() / 3600.0 - warm.gpu_hours_asleep;
+    warm.asleep_cost_fraction = spec_->asleep_cost_fraction;
+    warm.wake_s = spec_->wake_s;
+    f.warm = warm;
+  }
   const auto& o = Oracle();
   if (o.ok()) {
     report::OracleFigures of;
@@ -264,10 +332,11 @@ report::TimelinePoint InferenceService::TimelinePoint(TimePoint now) const {
   p.queue_len = static_cast<double>(engine_->queue_len());
   p.latency_p99_s = st.WindowQuantile(t, 0.99, false);
   p.ttft_p99_s = st.WindowQuantile(t, 0.99, true);
-  p.gpu_hours = engine_->GpuSeconds() / 3600.0;
+  p.gpu_hours = GpuHoursPriced();
   // Cumulative requests that ended outside the SLO (late, timed out or dropped): the report
   // attributes each interval's misses to what the service was doing then.
   p.missed = static_cast<double>(st.completed() - st.within_slo() + st.timed_out() + st.dropped());
+  if (spec_->warm) p.asleep = static_cast<double>(asleep_.size());
   return p;
 }
 

@@ -36,6 +36,10 @@ class InferenceService final : public SimWorkload {
   bool Done() const override;
   Result<ScaleState> Observe() override;
   Status Apply(int desired) override;
+  // With `service.warm`: wakes asleep replicas before it starts cold ones, puts surplus awake
+  // ones to sleep before it removes them, and starts new warm-tier replicas cold (they sleep
+  // once loaded). Without it, only asleep == 0 is accepted.
+  Status ApplyTiers(int awake, int asleep) override;
   std::vector<Observation> Signal(std::string_view name, TimePoint now) override;
   report::WorkloadSummary Summary() const override;
   report::TimelinePoint TimelinePoint(TimePoint now) const override;
@@ -64,7 +68,13 @@ class InferenceService final : public SimWorkload {
   TimePoint start_{};
   std::unique_ptr<ServingEngine> engine_;
   std::unique_ptr<Replay> replay_;
+  // Awake replicas (starting, waking, ready) in the order to release them: starting ones first,
+  // newest first, then the least loaded ready ones.
+  std::vector<int> ReleaseOrder() const;
+  double GpuHoursPriced() const;  // awake + asleep x the warm tier's cost fraction
+
   std::vector<int> active_;  // replica ids not being removed, oldest first
+  std::vector<int> asleep_;  // the warm tier: asleep, going to sleep, or loading to sleep
   int scale_events_ = 0;
   mutable std::shared_ptr<const Result<OracleResult>> oracle_;
   mutable int64_t last_point_ns_ = -1;  // engine time of the previous TimelinePoint

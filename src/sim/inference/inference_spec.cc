@@ -27,7 +27,7 @@ std::unique_ptr<InferenceSpec> InferenceSpec::Parse(const config::ConfigNode& no
     return nullptr;
   }
   node.CheckKnown({"trace", "replica", "cold_start", "price_per_gpu_hour", "slo", "queue",
-                   "metrics_window_s", "oracle"});
+                   "metrics_window_s", "oracle", "warm"});
   auto spec = std::make_unique<InferenceSpec>();
   spec->engine.model = ReplicaModel::Parse(node.Child("replica"));
 
@@ -57,6 +57,15 @@ std::unique_ptr<InferenceSpec> InferenceSpec::Parse(const config::ConfigNode& no
   const auto oracle = node.Child("oracle");
   oracle.CheckKnown({"interval_s"});
   spec->oracle_interval_s = oracle.DurationSeconds("interval_s", 60, Between(1, kMaxSeconds));
+
+  if (node.Has("warm")) {
+    const auto warm = node.Child("warm");
+    warm.CheckKnown({"wake_s", "cost_fraction"});
+    spec->warm = true;
+    spec->wake_s = warm.DurationSeconds("wake_s", spec->wake_s, Between(0, 3600));
+    spec->asleep_cost_fraction =
+        warm.Number("cost_fraction", spec->asleep_cost_fraction, Between(0, 1));
+  }
 
   const std::string file = node.file();
   const std::string dir =

@@ -12,6 +12,8 @@
 //     queue: {timeout_s: 60, max_len: 0}                   # > 0, >= 0 (0 = unbounded)
 //     metrics_window_s: 15                                 # (0, 86400] (default: scrape interval)
 //     oracle: {interval_s: 60}                             # [1, 1e9] s
+//     warm: {wake_s: 5, cost_fraction: 0.1}                # the warm tier (vLLM sleep mode);
+//                                                          # absent: none
 #pragma once
 
 #include <memory>
@@ -30,6 +32,11 @@ struct InferenceSpec {
   double model_load_s = 60;
   double price_per_gpu_hour = 0;
   double oracle_interval_s = 60;
+  // The warm tier: an asleep replica wakes in wake_s and is billed cost_fraction of a GPU-hour
+  // per GPU-hour asleep (the GPU memory it frees serves others). Off unless `warm:` is given.
+  bool warm = false;
+  double wake_s = 5;
+  double asleep_cost_fraction = 0.1;
   double ColdStartSeconds() const { return provisioning_s + model_load_s; }
 
   // `default_window_s` is the scenario's scrape interval. Null on any error (see

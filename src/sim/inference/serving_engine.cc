@@ -79,11 +79,12 @@ ServingEngine::Replica* ServingEngine::LeastLoaded(const traces::TraceRequest& q
   return nullptr;
 }
 
-int ServingEngine::AddReplica(int64_t ready_at_ns) {
+int ServingEngine::AddReplica(int64_t ready_at_ns, bool asleep_when_ready) {
   const int id = static_cast<int>(replicas_.size());
   replicas_.emplace_back();
   Replica& r = replicas_.back();
   r.id = id;
+  r.asleep_when_ready = asleep_when_ready;
   r.requested_ns = now_;
   r.ready_ns = std::max(ready_at_ns, now_);
   live_.push_back(id);
@@ -97,6 +98,14 @@ int ServingEngine::AddReplica(int64_t ready_at_ns) {
 
 void ServingEngine::RemoveReplica(int id) {
   Replica& r = replicas_[static_cast<size_t>(id)];
+  if (r.state == ReplicaState::kAsleep) {
+    EndSleep(r);
+    r.state = ReplicaState::kRetired;
+    r.retired_ns = now_;
+    live_.erase(std::find(live_.begin(), live_.end(), id));
+    return;
+  }
+  if (r.state == ReplicaState::kSleeping) r.state = ReplicaState::kDraining;
   if (r.state == ReplicaState::kStarting) {
     r.state = ReplicaState::kRetired;
     r.retired_ns = now_;
@@ -107,6 +116,45 @@ void ServingEngine::RemoveReplica(int id) {
     Unlink(r);
     MaybeRetire(r);
   }
+}
+
+void ServingEngine::SleepReplica(int id) {
+  Replica& r = replicas_[static_cast<size_t>(id)];
+  if (r.state == ReplicaState::kStarting) {
+    r.asleep_when_ready = true;
+  } else if (r.state == ReplicaState::kReady) {
+    r.state = ReplicaState::kSleeping;
+    Unlink(r);
+    MaybeSleep(r);
+  }
+}
+
+void ServingEngine::WakeReplica(int id, int64_t ready_at_ns) {
+  Replica& r = replicas_[static_cast<size_t>(id)];
+  if (r.state == ReplicaState::kStarting) {
+    r.asleep_when_ready = false;
+  } else if (r.state == ReplicaState::kSleeping) {
+    r.state = ReplicaState::kReady;  // never went to sleep: serves on
+    Link(r);
+    Dispatch();
+  } else if (r.state == ReplicaState::kAsleep) {
+    EndSleep(r);
+    r.state = ReplicaState::kStarting;
+    Schedule(r, std::max(ready_at_ns, now_));
+  }
+}
+
+void ServingEngine::MaybeSleep(Replica& r) {
+  if (r.state != ReplicaState::kSleeping || r.in_flight > 0) return;
+  SetBusy(r, false);
+  r.state = ReplicaState::kAsleep;
+  r.asleep_since = now_;
+  ++r.version;
+}
+
+void ServingEngine::EndSleep(Replica& r) {
+  if (r.asleep_since >= 0) r.asleep_acc += now_ - r.asleep_since;
+  r.asleep_since = -1;
 }
 
 void ServingEngine::MaybeRetire(Replica& r) {
@@ -162,9 +210,15 @@ void ServingEngine::Process(const Event& e) {
 }
 
 void ServingEngine::OnReady(Replica& r) {
-  r.state = ReplicaState::kReady;
   r.ready_ns = now_;
   r.mark_t = now_;
+  if (r.asleep_when_ready) {
+    r.asleep_when_ready = false;
+    r.state = ReplicaState::kAsleep;
+    r.asleep_since = now_;
+    return;
+  }
+  r.state = ReplicaState::kReady;
   Link(r);
   Dispatch();
 }
@@ -247,6 +301,7 @@ void ServingEngine::Boundary(Replica& r) {
   CompleteUpTo(r, step, /*plain=*/false);
   StartSegment(r, step);
   MaybeRetire(r);
+  MaybeSleep(r);
 }
 
 void ServingEngine::CompleteUpTo(Replica& r, int64_t upto, bool plain) {
@@ -305,6 +360,7 @@ void ServingEngine::BoundaryPlain(Replica& r) {
   if (!r.running.empty()) Schedule(r, r.running.top().finish);
   SetBusy(r, !r.running.empty());
   MaybeRetire(r);
+  MaybeSleep(r);
 }
 
 void ServingEngine::SetBusy(Replica& r, bool busy) {
@@ -369,12 +425,21 @@ double ServingEngine::GpuSeconds() const {
   return static_cast<double>(ns) / 1e9 * o_.model.gpus_per_replica;
 }
 
+double ServingEngine::AsleepGpuSeconds() const {
+  int64_t ns = 0;
+  for (const Replica& r : replicas_) {
+    ns += r.asleep_acc + (r.asleep_since >= 0 ? now_ - r.asleep_since : 0);
+  }
+  return static_cast<double>(ns) / 1e9 * o_.model.gpus_per_replica;
+}
+
 double ServingEngine::ReadyReplicaSeconds() const {
   int64_t ns = 0;
   for (const Replica& r : replicas_) {
     if (r.state == ReplicaState::kStarting) continue;
     if (r.state == ReplicaState::kRetired && r.retired_ns < r.ready_ns) continue;
     ns += (r.retired_ns >= 0 ? r.retired_ns : now_) - r.ready_ns;
+    ns -= r.asleep_acc + (r.asleep_since >= 0 ? now_ - r.asleep_since : 0);
   }
   return static_cast<double>(ns) / 1e9;
 }

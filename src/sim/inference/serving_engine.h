@@ -37,7 +37,10 @@ struct EngineOptions {
   uint64_t seed = 1;             // plain-server service times
 };
 
-enum class ReplicaState { kStarting, kReady, kDraining, kRetired };
+// kSleeping: stops taking requests and goes kAsleep when its in-flight ones are done (vLLM's
+// sleep mode: weights offloaded to host memory, KV cache dropped); kAsleep: serves nothing and
+// is billed at the warm tier's cost fraction; woken, it is kStarting again for the wake time.
+enum class ReplicaState { kStarting, kReady, kDraining, kRetired, kSleeping, kAsleep };
 
 // The service time a plain server gives request `q`: drawn from the seed and the request itself
 // (absolute arrival time and sizes), so it does not depend on who else runs, where the request
@@ -55,8 +58,15 @@ class ServingEngine {
  public:
   explicit ServingEngine(EngineOptions o);
 
-  // Adds a replica, requested now, serving from ready_at_ns (>= now). Returns its id.
-  int AddReplica(int64_t ready_at_ns);
+  // Adds a replica, requested now, serving from ready_at_ns (>= now), or going straight to sleep
+  // when ready (a warm-tier replica: loaded once, then kept asleep). Returns its id.
+  int AddReplica(int64_t ready_at_ns, bool asleep_when_ready = false);
+  // Puts a ready (or starting) replica to sleep: it takes no more requests and is asleep when
+  // its in-flight ones finish. No-op in other states.
+  void SleepReplica(int id);
+  // Wakes a sleeping or asleep replica: serving again at once if it had not yet gone to sleep,
+  // else from ready_at_ns (the wake time). No-op in other states.
+  void WakeReplica(int id, int64_t ready_at_ns);
   // Removes a replica: one still starting is released at once; a ready one stops taking
   // requests and is retired (and stops being billed) when its in-flight requests finish.
   void RemoveReplica(int id);
@@ -93,6 +103,9 @@ class ServingEngine {
   double GpuSeconds() const;
   // Replica-seconds in the ready (serving) state so far.
   double ReadyReplicaSeconds() const;
+  // GPU-seconds spent asleep so far (part of GpuSeconds()): the warm tier's share, which is
+  // priced apart.
+  double AsleepGpuSeconds() const;
 
  private:
   struct Running {
@@ -106,6 +119,8 @@ class ServingEngine {
     int id;
     ReplicaState state = ReplicaState::kStarting;
     int64_t requested_ns = 0, ready_ns = 0, retired_ns = -1;
+    bool asleep_when_ready = false;
+    int64_t asleep_since = -1, asleep_acc = 0;  // time asleep (billed at the warm fraction)
     int in_flight = 0;
     int64_t kv_used = 0;
     std::vector<traces::TraceRequest> pending;  // dispatched, joins at the next boundary
@@ -145,6 +160,8 @@ class ServingEngine {
   void Admit(Replica& r, const traces::TraceRequest& q);
   void SetBusy(Replica& r, bool busy);
   void MaybeRetire(Replica& r);
+  void MaybeSleep(Replica& r);
+  void EndSleep(Replica& r);  // closes an asleep span
   int64_t NextBoundary(const Replica& r, int64_t t) const;
   int64_t BusyNs(const Replica& r) const;
   // Ready replicas are kept in one list per in-flight count, so the least loaded is found

@@ -1,9 +1,9 @@
 #!/usr/bin/python3
 """A replica for the local actuator's tests.
 
-Serves GET /health (503 until --health-delay seconds have passed, then 200) and POST /prestop
-on 127.0.0.1:--port, prints --ready-line after --health-delay, and appends what happens to it
-to --events ("start <pid>", "child <pid>", "prestop", "sigterm") so a test can check the order.
+Serves GET /health (503 until --health-delay seconds have passed, then 200) and POST /prestop,
+/sleep and /wake_up on 127.0.0.1:--port, prints --ready-line after --health-delay, and appends what happens to it
+to --events ("start <pid>", "child <pid>", "prestop", "sleep", "wake", "sigterm") so a test can check the order.
 """
 import argparse
 import http.server
@@ -58,6 +58,10 @@ def main():
         def do_POST(self):
             if self.path == "/prestop":
                 record(a.events, "prestop")
+            elif self.path.startswith("/sleep"):  # vLLM's sleep mode: POST /sleep?level=1
+                record(a.events, "sleep")
+            elif self.path == "/wake_up":
+                record(a.events, "wake")
             self.send_response(200)
             self.end_headers()
 

@@ -10,6 +10,11 @@ Endpoints:
   POST /v1/completions, GET /generate   serve one request (503 before ready, or while draining)
   GET  /health                          200 once --ready-after seconds have passed, else 503
   POST /prestop                         records the call (log line), 200
+  POST /sleep?level=1, POST /wake_up     vLLM's sleep mode (only with --enable-sleep-mode, as
+                                        vLLM serves them only with VLLM_SERVER_DEV_MODE=1):
+                                        asleep, completions are refused (503) and in-flight ones
+                                        finish; a wake answers after --wake-s
+  GET  /is_sleeping                     {"is_sleeping": bool}
   GET  /metrics                         Prometheus text format 0.0.4
   GET  /v1/models                       the served model
   GET  /stats                           JSON: counters for test assertions (not a vLLM endpoint)
@@ -104,6 +109,8 @@ class Engine:
         self.prompt_tokens = 0
         self.generation_tokens = 0
         self.prestop_calls = 0
+        self.sleep_calls = 0
+        self.wake_calls = 0
         self.rejected = 0
         self.ttft = Histogram(TTFT_BUCKETS)
         self.e2e = Histogram(REQUEST_LATENCY_BUCKETS)
@@ -253,7 +260,29 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 {"id": app.args.model, "object": "model", "owned_by": "vllm"}]})
         if path == "/stats":
             return self.reply_json(200, app.stats())
+        if path == "/is_sleeping" and app.args.enable_sleep_mode:
+            return self.reply_json(200, {"is_sleeping": app.sleeping.is_set()})
         self.reply_json(404, {"error": "not found: " + path})
+
+    def sleep_or_wake(self, path):
+        app = self.server.app
+        if path == "/sleep":
+            query = urllib.parse.parse_qs(urllib.parse.urlsplit(self.path).query)
+            level = query.get("level", ["1"])[0]
+            if level not in ("1", "2"):
+                return self.reply_json(400, {"error": "level must be 1 or 2"})
+            app.sleeping.set()
+            with app.engine.cv:
+                app.engine.sleep_calls += 1
+            log("sleep replica=%d level=%s" % (app.args.replica, level))
+            return self.reply(200, "", "text/plain")
+        # Waking reloads the weights from host memory: it answers once the replica serves.
+        time.sleep(app.args.wake_s)
+        app.sleeping.clear()
+        with app.engine.cv:
+            app.engine.wake_calls += 1
+        log("wake_up replica=%d" % app.args.replica)
+        return self.reply(200, "", "text/plain")
 
     def do_POST(self):
         app = self.server.app
@@ -273,6 +302,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             log("prestop called replica=%d in_flight=%d" %
                 (app.args.replica, app.engine.in_flight()))
             return self.reply_json(200, {"ok": True})
+        if path in ("/sleep", "/wake_up") and app.args.enable_sleep_mode:
+            return self.sleep_or_wake(path)
         self.reply_json(404, {"error": "not found: " + path})
 
     def complete(self, req):
@@ -286,10 +317,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
         # Counted before the drain check, so a drain either waits for this request or refuses it.
         app.engine.begin()
         try:
-            if not app.ready.is_set() or app.draining.is_set():
+            if not app.ready.is_set() or app.draining.is_set() or app.sleeping.is_set():
                 with app.engine.cv:
                     app.engine.rejected += 1
-                return self.reply_json(503, {"error": "not ready"})
+                return self.reply_json(503, {"error": "asleep" if app.sleeping.is_set()
+                                             else "not ready"})
             queued, e2e = app.engine.serve(prompt_tokens, max_tokens)
             self.reply_json(200, self.completion(prompt_tokens, max_tokens, queued, e2e))
         finally:
@@ -317,6 +349,7 @@ class App:
         self.engine = Engine(args)
         self.ready = threading.Event()
         self.draining = threading.Event()
+        self.sleeping = threading.Event()
         self.stop = threading.Event()
 
     def stats(self):
@@ -325,6 +358,8 @@ class App:
             return {"replica": self.args.replica, "running": e.running, "waiting": len(e.queue),
                     "served": sum(e.success.values()), "rejected": e.rejected,
                     "prestop_calls": e.prestop_calls, "ready": self.ready.is_set(),
+                    "sleeping": self.sleeping.is_set(), "sleep_calls": e.sleep_calls,
+                    "wake_calls": e.wake_calls,
                     "draining": self.draining.is_set()}
 
 
@@ -344,9 +379,13 @@ def parse_args(argv):
     p.add_argument("--model", default="fake/tiny-model")
     p.add_argument("--drain", type=float, default=2.0, help="seconds to finish in-flight work")
     p.add_argument("--verbose", action="store_true", help="log every request to stderr")
+    p.add_argument("--enable-sleep-mode", action="store_true",
+                   help="serve /sleep, /wake_up and /is_sleeping (vLLM's sleep mode)")
+    p.add_argument("--wake-s", type=float, default=0.2, help="seconds a wake_up takes")
     args = p.parse_args(argv)
-    if args.max_concurrency < 1 or args.delay < 0 or args.ready_after < 0 or args.drain < 0:
-        p.error("--max-concurrency must be >= 1; --delay, --ready-after, --drain >= 0")
+    if (args.max_concurrency < 1 or args.delay < 0 or args.ready_after < 0 or args.drain < 0
+            or args.wake_s < 0):
+        p.error("--max-concurrency must be >= 1; --delay, --ready-after, --drain, --wake-s >= 0")
     return args
 
 
