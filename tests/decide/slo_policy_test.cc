@@ -205,6 +205,31 @@ TEST(SloPolicy, WarmTierSplitsTheSizeAndStaysWithinMax) {
   }
 }
 
+// Sleepers insure past the awake sizing: with `reserve` times the cold-lead headroom more
+// demand covered, the same steady load keeps more replicas asleep, and none more awake.
+TEST(SloPolicy, WarmReserveKeepsMoreAsleepNotMoreAwake) {
+  auto run = [](const char* reserve) {
+    config::ConfigErrors errs;
+    const config::ConfigNode node = config::ParseConfig(
+        std::string("name: slo\nslo: {ttft_s: 2, latency_s: 20}\nwarm: {wake: 5s, reserve: ") +
+            reserve + "}\n",
+        "policy.yaml", errs);
+    WorkloadContext ctx;
+    ctx.cold_start_s = 300;
+    ctx.max_replicas = 50;
+    Harness h(10, /*kv=*/true);
+    h.policy = SloPolicy::Make(node, ctx);
+    EXPECT_TRUE(errs.empty()) << errs.ToStatus().message();
+    Recommendation r;
+    for (int i = 0; i < 480; ++i) r = h.At(h.Modelled(100, h.current));
+    return r;
+  };
+  const Recommendation none = run("0");
+  const Recommendation ten = run("10");  // a steady load learns little headroom: a large reserve
+  EXPECT_GT(ten.asleep, none.asleep) << ten.reason;
+  EXPECT_LE(ten.desired, none.desired) << ten.reason;
+}
+
 TEST(SloPolicy, WarmTierRejectsBadFieldsWithTheirPath) {
   config::ConfigErrors errs;
   const config::ConfigNode node =

@@ -192,13 +192,15 @@ Recommendation SloPolicy::Recommend(const PolicyInput& in, PersistentState& stat
     }
   }
   desired = cfg_.scale_to_zero ? desired : std::max(desired, 1);
-  r.desired = cfg_.warm.on ? SplitWarm(in, state, c, floor, desired, drain, r) : desired;
+  const double insured = f + cfg_.warm.reserve * h;
+  r.desired = cfg_.warm.on ? SplitWarm(in, state, c, floor, desired, drain, insured, r) : desired;
   if (!x.bad.empty() && r.desired < in.current) r.desired = in.current;
   return r;
 }
 
 int SloPolicy::SplitWarm(const PolicyInput& in, PersistentState& state, double c, double floor,
-                         int total, int drain, Recommendation& r) const {
+                         int total, int drain, double insured, Recommendation& r) const {
+  total = std::max(total, NeedFor(insured, c));
   const double now_s = SinceEpochSeconds(in.now);
   const double lead_s = cfg_.warm.wake_s + cfg_.control_period_s;
   serving::DemandForecast forecast(cfg_.forecast, state, "slo.d.");

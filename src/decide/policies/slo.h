@@ -59,6 +59,9 @@ struct SloConfig {
     bool on = false;
     double wake_s = 5;     // how long an asleep replica takes to serve again
     int max_asleep = 100;  // the most kept asleep
+    // Sleepers cost a fraction of an awake replica, so they insure past the awake sizing: the
+    // tier holds the forecast over the cold-start lead plus `reserve` times its headroom.
+    double reserve = 2;
   } warm;
 };
 
@@ -81,8 +84,9 @@ class SloPolicy final : public Policy {
   int NeedFor(double demand, double capacity) const;
   // The warm tier's split of `total` (the cold-lead need): the awake need over the wake lead
   // and the rest asleep; sets r.asleep and returns the awake count.
+  // `insured`: the demand the tier (awake + asleep) covers over the cold-start lead.
   int SplitWarm(const PolicyInput& in, PersistentState& state, double c, double floor, int total,
-                int drain, Recommendation& r) const;
+                int drain, double insured, Recommendation& r) const;
 
   SloConfig cfg_;
 };

@@ -8,7 +8,8 @@
 //     capacity: {half_life: 6h, max_rise_per_min: 0.04, max_fall_per_min: 0.15}
 //     headroom: {prior: 1, window: 1d, quantile: 0.95}   # in sqrt(demand) units
 //     season: 1d                    # or none
-//     warm: {wake: 5s, max_asleep: 100}   # keep a warm tier (engines with vLLM sleep mode)
+//     warm: {wake: 5s, max_asleep: 100, reserve: 2}   # keep a warm tier (engines with vLLM sleep
+//     mode)
 #include "decide/policies/slo.h"
 
 namespace aiscale::decide {
@@ -36,10 +37,11 @@ void ParseCapacity(const ConfigNode& n, serving::CapacityParams& p) {
 }
 
 void ParseWarm(const ConfigNode& n, SloConfig::Warm& w) {
-  n.CheckKnown({"wake", "max_asleep"});
+  n.CheckKnown({"wake", "max_asleep", "reserve"});
   w.on = true;
   w.wake_s = n.DurationSeconds("wake", w.wake_s, Between(0, 3600));
   w.max_asleep = n.Int("max_asleep", w.max_asleep, Between(0, 100000));
+  w.reserve = n.Number("reserve", w.reserve, Between(0, 20));
 }
 
 void ParseHeadroom(const ConfigNode& n, serving::HeadroomParams& p) {
