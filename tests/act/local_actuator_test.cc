@@ -244,6 +244,34 @@ TEST_F(LocalActuatorTest, WarmTierSleepsWakesAndStopsTheSurplus) {
   EXPECT_EQ(Count(Events(0), "sleep"), 0);
 }
 
+// The same against the project's model server, which serves vLLM's sleep-mode endpoints: the
+// replica the engine put to sleep says so on GET /is_sleeping and refuses completions.
+TEST_F(LocalActuatorTest, WarmTierDrivesTheModelServersSleepMode) {
+  const std::string server =
+      std::string(AISCALE_SOURCE_DIR) + "/tests/integration/tools/model_server.py";
+  ASSERT_TRUE(StartWith(Config("  command: [/usr/bin/python3, " + server +
+                               ", --port, '{port}', --replica, '{replica}', --ready-after, '0.2',"
+                               " --enable-sleep-mode, --wake-s, '0.1']\n"
+                               "  base_port: $BASE\n"
+                               "  readiness: {http: /health}\n"
+                               "  warm_tier: {}\n"),
+                        0)
+                  .ok());
+  auto sleeping = [&](int replica) {
+    HttpRequest req;
+    req.url = "http://127.0.0.1:" + std::to_string(port_ + replica) + "/is_sleeping";
+    const Result<HttpResponse> r = http_.Send(req);
+    return r.ok() && r->body.find("\"is_sleeping\": true") != std::string::npos;
+  };
+  ASSERT_TRUE(actuator_->ApplyTiers(ref_, 1, 1).ok());
+  ASSERT_TRUE(WaitFor([&] { return Observe().asleep == 1 && ReadyIs(1, 1); })) << Observe().detail;
+  EXPECT_TRUE(sleeping(1));
+  EXPECT_FALSE(sleeping(0));
+  ASSERT_TRUE(actuator_->ApplyTiers(ref_, 2, 0).ok());
+  ASSERT_TRUE(WaitFor([&] { return ReadyIs(2, 2) && Observe().asleep == 0; })) << Observe().detail;
+  EXPECT_FALSE(sleeping(1));
+}
+
 // Without `warm_tier`, keeping replicas asleep is refused with a reason the Controller shows;
 // nothing asleep is plain Apply.
 TEST_F(LocalActuatorTest, WarmTierOffRefusesSleepersClearly) {
