@@ -73,7 +73,22 @@ def run(aiscale, path, policies):
     if out.returncode != 0:
         return {"error": (out.stderr or out.stdout).strip().splitlines()[-1:]}
     runs = json.loads(out.stdout)["runs"]
-    return {r["policy"]: (r["slo_attainment"], r["gpu_hours_over_oracle"]) for r in runs}
+    return {r["policy"]: (r["slo_attainment"], r["gpu_hours_over_oracle"], after_first_start(r))
+            for r in runs}
+
+
+def after_first_start(run):
+    # Attainment of what happened after the first cold start (+ 60 s): the part a policy can
+    # act on, when the service starts at the first minute's size. Requests are counted when
+    # they arrive and misses when they end, so it is an approximation at the cut.
+    timeline = run.get("timeline") or []
+    cut = (run.get("cold_start_s") or 0) + 60
+    later = [p for p in timeline if p.get("t_s", 0) >= cut]
+    if not later:
+        return None
+    arrived = timeline[-1]["arrived"] - later[0]["arrived"]
+    missed = timeline[-1]["missed"] - later[0]["missed"]
+    return 1 - missed / arrived if arrived > 0 else None
 
 
 def main():
@@ -104,7 +119,9 @@ def main():
                     f.write(variant_text(text, change, examples))
                 jobs[(trace, name)] = pool.submit(run, args.aiscale, path, policies)
     met = {p: 0 for p in policies}
-    print("| trace | variant | " + " | ".join(f"{p} attainment / oracle" for p in policies) + " |")
+    later = {p: 0 for p in policies}
+    print("| trace | variant | " + " | ".join(f"{p} attainment / oracle (after the first cold "
+                                            "start)" for p in policies) + " |")
     print("|---|---|" + "---|" * len(policies))
     for (trace, name), fut in jobs.items():
         res = fut.result()
@@ -113,12 +130,15 @@ def main():
             continue
         cells = []
         for p in policies:
-            att, ratio = res[p]
+            att, ratio, after = res[p]
             met[p] += att >= 0.99
-            cells.append(f"{att:.4f} / {ratio:.2f}x")
+            later[p] += after is not None and after >= 0.99
+            cells.append(f"{att:.4f} / {ratio:.2f}x ({after:.4f})" if after is not None
+                         else f"{att:.4f} / {ratio:.2f}x")
         print(f"| {trace} | {name} | " + " | ".join(cells) + " |")
     for p in policies:
-        print(f"{p}: SLO (0.99) met on {met[p]} of {len(jobs)}")
+        print(f"{p}: SLO (0.99) met on {met[p]} of {len(jobs)}; after the first cold start on "
+              f"{later[p]}")
     return 0
 
 
