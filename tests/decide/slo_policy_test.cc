@@ -164,9 +164,11 @@ TEST(SloPolicy, CapacityNeverCollapsesToZeroOnOneWindow) {
   const Recommendation before = h.At(h.Modelled(100, h.current));
   const double c0 = FactOf(before, "capacity");
   ASSERT_GT(c0, 0);
+  const int size = h.current;
   const Recommendation r = h.At({100, 500, 200, 400});
   EXPECT_GE(FactOf(r, "capacity"), c0 * 0.5) << r.reason;
-  EXPECT_GE(r.desired, h.current > 0 ? 1 : 0);
+  EXPECT_GT(FactOf(r, "capacity"), 0) << r.reason;
+  EXPECT_GE(r.desired, size) << "a breach with requests waiting never scales down: " << r.reason;
 }
 
 TEST(SloPolicy, MissingDemandHolds) {
@@ -238,6 +240,38 @@ TEST(SloPolicy, WarmTierRejectsBadFieldsWithTheirPath) {
   ASSERT_FALSE(errs.empty());
   EXPECT_NE(errs.ToStatus().message().find("max_asleep"), std::string::npos)
       << errs.ToStatus().message();
+}
+
+TEST(SloPolicy, RejectsAnSloWithTtftAboveLatencyWithItsPath) {
+  config::ConfigErrors errs;
+  const config::ConfigNode node =
+      config::ParseConfig("name: slo\nslo: {ttft_s: 30, latency_s: 20}\n", "policy.yaml", errs);
+  SloPolicy::Parse(node, WorkloadContext{});
+  ASSERT_FALSE(errs.empty());
+  EXPECT_NE(errs.ToStatus().message().find("ttft_s"), std::string::npos)
+      << errs.ToStatus().message();
+}
+
+// The headroom's quantile follows the SLO's attainment unless it is set.
+TEST(SloPolicy, HeadroomQuantileFollowsTheAttainment) {
+  struct Row {
+    const char* yaml;
+    double quantile;
+  };
+  for (const Row& row : {
+           Row{"slo: {ttft_s: 2, latency_s: 20}", 0.98},
+           Row{"slo: {ttft_s: 2, latency_s: 20, attainment: 0.999}", 0.998},
+           Row{"slo: {ttft_s: 2, latency_s: 20, attainment: 0.9}", 0.8},
+           Row{"slo: {ttft_s: 2, latency_s: 20}\nheadroom: {quantile: 0.9}", 0.9},
+       }) {
+    SCOPED_TRACE(row.yaml);
+    config::ConfigErrors errs;
+    const config::ConfigNode node =
+        config::ParseConfig(std::string("name: slo\n") + row.yaml + "\n", "policy.yaml", errs);
+    const SloConfig cfg = SloPolicy::Parse(node, WorkloadContext{});
+    ASSERT_TRUE(errs.empty()) << errs.ToStatus().message();
+    EXPECT_NEAR(cfg.headroom.quantile, row.quantile, 1e-12);
+  }
 }
 
 }  // namespace
