@@ -73,14 +73,24 @@ std::shared_ptr<InferenceSpec> WarmSpec(bool warm) {
   return s;
 }
 
-TEST(InferenceService, WarmTierWakesInTheWakeTimeNotAColdStart) {
+// A service of two ready replicas, 10 s into its run.
+struct Running {
+  explicit Running(bool warm) {
+    env.name = "svc";
+    env.initial_replicas = 2;
+    svc = std::make_unique<InferenceService>(WarmSpec(warm), env);
+    svc->Start(q);
+    q.RunUntil(AtSeconds(10));
+  }
   EventQueue q;
   WorkloadEnv env;
-  env.name = "svc";
-  env.initial_replicas = 2;
-  InferenceService svc(WarmSpec(true), env);
-  svc.Start(q);
-  q.RunUntil(AtSeconds(10));
+  std::unique_ptr<InferenceService> svc;
+};
+
+TEST(InferenceService, WarmTierWakesInTheWakeTimeNotAColdStart) {
+  Running run(true);
+  EventQueue& q = run.q;
+  InferenceService& svc = *run.svc;
   ASSERT_TRUE(svc.ApplyTiers(1, 1).ok());
   EXPECT_EQ(svc.Observe()->current, 1);
   EXPECT_EQ(svc.Observe()->asleep, 1);
@@ -97,13 +107,8 @@ TEST(InferenceService, WarmTierWakesInTheWakeTimeNotAColdStart) {
 }
 
 TEST(InferenceService, NoWarmTierRefusesAsleepReplicasWithAReason) {
-  EventQueue q;
-  WorkloadEnv env;
-  env.name = "svc";
-  env.initial_replicas = 2;
-  InferenceService svc(WarmSpec(false), env);
-  svc.Start(q);
-  q.RunUntil(AtSeconds(10));
+  Running run(false);
+  InferenceService& svc = *run.svc;
   const Status st = svc.ApplyTiers(1, 1);
   EXPECT_EQ(st.code(), StatusCode::kInvalid);
   EXPECT_NE(st.message().find("no warm tier"), std::string::npos) << st.message();
