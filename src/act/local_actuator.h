@@ -116,11 +116,22 @@ class LocalActuator final : public Actuator {
     std::string pending;         // why it waits for GPU slots; empty when not waiting
     bool asleep = false;         // its sleep call answered 2xx (and no wake since)
     TimePoint next_tier_call{};  // after a failed sleep or wake call: when to try again
+    bool tier_call = false;      // a sleep or wake call to this process is in flight
   };
   struct Stopper {
     int index = 0;
     pid_t pid = 0;
     std::vector<int> gpus;  // given back once the process is gone
+    std::thread thread;
+    std::atomic<bool> done{false};
+  };
+  // A sleep or wake call on its own thread: a wake takes as long as the weights take to come
+  // back (seconds to a minute), and the supervisor must not stop reaping and starting meanwhile.
+  struct TierCall {
+    int index = 0;
+    pid_t pid = 0;
+    bool sleep = false;
+    std::string error;  // empty: the replica answered 2xx
     std::thread thread;
     std::atomic<bool> done{false};
   };
@@ -142,6 +153,10 @@ class LocalActuator final : public Actuator {
   void Tiers();
   // POST the sleep or wake path to replica `index`; empty on a 2xx answer, else why not.
   std::string CallTier(int index, bool sleep);
+  // Starts a call on its own thread. Caller holds mu_.
+  void LaunchTierCallLocked(int index, pid_t pid, bool sleep);
+  // Joins the finished calls (all of them, waiting, with `all`) and records their answers.
+  void CollectTierCalls(bool all);
   void StartReplica(int index);
   // The GPU slots for replica `index` (empty outside a pool); false, with why in `pending`, when
   // too few are free.
@@ -184,6 +199,7 @@ class LocalActuator final : public Actuator {
   std::map<int, Replica> replicas_;  // the replicas that should run, by index
   bool job_done_ = false;            // a replica completed (OnFailure): start nothing again
   std::list<Stopper> stoppers_;      // replicas being stopped (not current, not ready)
+  std::list<TierCall> tier_calls_;   // sleep and wake calls in flight or not yet collected
   std::thread supervisor_;
   std::mutex shutdown_mu_;  // serializes Shutdown callers
 };

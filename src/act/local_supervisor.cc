@@ -46,6 +46,7 @@ void LocalActuator::SupervisorLoop() {
   }
   Reconcile();
   JoinFinishedStoppers(/*all=*/true);
+  CollectTierCalls(/*all=*/true);  // their replicas are gone: the calls end with them
 }
 
 void LocalActuator::Tick() {
@@ -264,7 +265,8 @@ void LocalActuator::StartReplica(int index) {
   const bool immediate = cfg_.readiness.kind == LocalReadiness::Kind::kNone;
   r.pid = pid;
   r.started_at = now;
-  r.asleep = false;  // a new process starts awake
+  r.asleep = false;     // a new process starts awake
+  r.tier_call = false;  // a call to the process before it is not this one's
   r.ready = immediate;
   r.ever_ready = immediate;
   r.log = LogScan{log_start, ""};

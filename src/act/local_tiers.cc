@@ -1,7 +1,10 @@
 // LocalActuator's warm tier: the supervisor step that puts loaded replicas ranked past the
 // awake count to sleep and wakes sleepers ranked within it, by HTTP calls to each replica's
-// port (vLLM's POST /sleep?level=1 and POST /wake_up). Like Probe, it copies what it needs under
-// mu_, calls unlocked, and writes back only to the process it called (the pid check).
+// port (vLLM's POST /sleep?level=1 and POST /wake_up). Each call runs on its own thread, so a
+// wake that takes a minute holds up neither other wakes nor the supervisor's reaping and
+// starting; an answer is written back only to the process it called (the pid check).
+#include <algorithm>
+
 #include "act/local_actuator.h"
 
 namespace aiscale::act {
@@ -25,40 +28,71 @@ std::string LocalActuator::CallTier(int index, bool sleep) {
 }
 
 void LocalActuator::Tiers() {
+  CollectTierCalls(/*all=*/false);
   if (!cfg_.warm_tier.on) return;
-  struct Job {
-    int index;
-    pid_t pid;
-    bool sleep;
-    std::string error;
-  };
-  std::vector<Job> jobs;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    const TimePoint now = clock_.Now();
-    int rank = 0;
-    for (auto& [index, r] : replicas_) {
-      const bool want_asleep = rank++ >= desired_;
-      if (r.pid == 0 || r.asleep == want_asleep || now < r.next_tier_call) continue;
-      // Only a loaded replica can sleep: one still starting is put to sleep once ready.
-      if (want_asleep && !r.ready) continue;
-      jobs.push_back({index, r.pid, want_asleep, ""});
-    }
-  }
-  for (Job& j : jobs) j.error = CallTier(j.index, j.sleep);
   std::lock_guard<std::mutex> lock(mu_);
   const TimePoint now = clock_.Now();
-  for (const Job& j : jobs) {
-    auto it = replicas_.find(j.index);
-    if (it == replicas_.end() || it->second.pid != j.pid) continue;
+  int rank = 0;
+  for (auto& [index, r] : replicas_) {
+    const bool want_asleep = rank++ >= desired_;
+    if (r.pid == 0 || r.tier_call || r.asleep == want_asleep || now < r.next_tier_call) continue;
+    // Only a loaded replica can sleep: one still starting is put to sleep once ready.
+    if (want_asleep && !r.ready) continue;
+    LaunchTierCallLocked(index, r.pid, want_asleep);
+  }
+}
+
+void LocalActuator::LaunchTierCallLocked(int index, pid_t pid, bool sleep) {
+  replicas_[index].tier_call = true;
+  TierCall& c = tier_calls_.emplace_back();
+  c.index = index;
+  c.pid = pid;
+  c.sleep = sleep;
+  c.thread = std::thread([this, &c] {
+    std::string error = CallTier(c.index, c.sleep);
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      c.error = std::move(error);
+      c.done = true;
+      wake_pending_ = true;  // record the answer now, not a tick later
+    }
+    wake_.notify_all();
+  });
+}
+
+// A call whose replica was stopped or restarted meanwhile changes nothing (the pid check): the
+// new process starts awake and gets its own call.
+void LocalActuator::CollectTierCalls(bool all) {
+  std::list<TierCall> finished;
+  {
+    std::unique_lock<std::mutex> lock(mu_);
+    if (all) {
+      wake_.wait(lock, [this] {
+        return std::all_of(tier_calls_.begin(), tier_calls_.end(),
+                           [](const TierCall& c) { return c.done.load(); });
+      });
+    }
+    for (auto it = tier_calls_.begin(); it != tier_calls_.end();) {
+      auto next = std::next(it);
+      if (it->done) finished.splice(finished.end(), tier_calls_, it);
+      it = next;
+    }
+  }
+  for (TierCall& c : finished) c.thread.join();
+  std::lock_guard<std::mutex> lock(mu_);
+  const TimePoint now = clock_.Now();
+  for (const TierCall& c : finished) {
+    auto it = replicas_.find(c.index);
+    if (it == replicas_.end() || it->second.pid != c.pid) continue;
     Replica& r = it->second;
-    if (j.error.empty()) {
-      r.asleep = j.sleep;
+    r.tier_call = false;
+    if (c.error.empty()) {
+      r.asleep = c.sleep;
       continue;
     }
     r.next_tier_call = now + kTierRetry;
-    r.last_error = "replica " + std::to_string(j.index) + " did not " +
-                   (j.sleep ? "go to sleep: " : "wake: ") + j.error;
+    r.last_error = "replica " + std::to_string(c.index) + " did not " +
+                   (c.sleep ? "go to sleep: " : "wake: ") + c.error;
   }
 }
 

@@ -272,6 +272,33 @@ TEST_F(LocalActuatorTest, WarmTierDrivesTheModelServersSleepMode) {
   EXPECT_FALSE(sleeping(1));
 }
 
+// A wake takes as long as the weights take to come back (here 60 s, past the test's
+// patience): while it runs, the supervisor still starts and probes the cold replica a scale-up
+// also needs, and the waking one serves nothing until its wake answers.
+TEST_F(LocalActuatorTest, WarmTierSlowWakeDoesNotHoldUpTheSupervisor) {
+  const std::string server =
+      std::string(AISCALE_SOURCE_DIR) + "/tests/integration/tools/model_server.py";
+  ASSERT_TRUE(StartWith(Config("  command: [/usr/bin/python3, " + server +
+                               ", --port, '{port}', --replica, '{replica}', --ready-after, '0.2',"
+                               " --enable-sleep-mode, --wake-s, '60']\n"
+                               "  base_port: $BASE\n"
+                               "  readiness: {http: /health}\n"
+                               "  warm_tier: {timeout: 90s}\n"),
+                        0)
+                  .ok());
+  ASSERT_TRUE(actuator_->ApplyTiers(ref_, 1, 1).ok());
+  ASSERT_TRUE(WaitFor([&] { return Observe().asleep == 1 && ReadyIs(1, 1); })) << Observe().detail;
+  ASSERT_TRUE(actuator_->ApplyTiers(ref_, 3, 0).ok());
+  ASSERT_TRUE(WaitFor([&] { return ReadyIs(3, 2); })) << Observe().detail;
+  const ScaleState s = Observe();
+  EXPECT_EQ(s.ready, 2) << "replicas 0 and 2 serve; replica 1 is still waking";
+  auto eps = actuator_->Endpoints(ref_);
+  ASSERT_TRUE(eps.ok());
+  ASSERT_EQ(eps->size(), 3u);
+  EXPECT_FALSE((*eps)[1].ready) << "a replica still waking takes no requests";
+  EXPECT_TRUE((*eps)[2].ready);
+}
+
 // Without `warm_tier`, keeping replicas asleep is refused with a reason the Controller shows;
 // nothing asleep is plain Apply.
 TEST_F(LocalActuatorTest, WarmTierOffRefusesSleepersClearly) {
