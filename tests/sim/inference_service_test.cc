@@ -342,6 +342,33 @@ TEST(InferenceService, WarmStartIsWhatTheFirstIntervalNeeds) {
   EXPECT_FALSE(svc.BaselineReplicas("something-else"));
 }
 
+// As vLLM observes them: a request's TTFT counts in the window of its first token, its
+// end-to-end latency in the window of its last. A slow first token of a long answer must show
+// within seconds (the policy acts on it), not only once the answer ends minutes later.
+TEST(ServingEngine, TtftIsObservedAtTheFirstTokenAndLatencyAtTheLast) {
+  ServingEngine e(Llm(8, 100000, /*prefill=*/0.001, /*base=*/0.1, /*per_seq=*/0));
+  e.AddReplica(0);
+  e.Arrive(Req(1.0, 2000, 600));  // first token at 1 + 0.1 + 2 = 3.1 s; last at ~63 s
+  const double ttft = 0.1 + 0.001 * 2000;
+  struct Case {
+    double now_s;
+    double ttft_p99, latency_p99;  // over the engine's window ending at now_s (0: nothing)
+  };
+  const std::vector<Case> cases = {
+      {3.0, 0, 0},                  // before the first token
+      {5.0, ttft, 0},               // first token seen; still decoding
+      {40.0, 0, 0},                 // its first token has left the window; not done yet
+      {70.0, 0, ttft + 599 * 0.1},  // done: the latency counts now, the TTFT does not again
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.now_s);
+    e.AdvanceTo(static_cast<int64_t>(c.now_s * 1e9));
+    const int64_t now = static_cast<int64_t>(c.now_s * 1e9);
+    EXPECT_NEAR(e.stats().WindowQuantile(now, 0.99, /*ttft=*/true), c.ttft_p99, 1e-3);
+    EXPECT_NEAR(e.stats().WindowQuantile(now, 0.99, /*ttft=*/false), c.latency_p99, 1e-3);
+  }
+}
+
 TEST(RequestStats, QuantilesOverASpanCoverEveryCompletionOnce) {
   // Completions at 1..60 s with latency = their second; a 15 s window, kept for 30 s.
   RequestStats st(Slo{}, 15'000'000'000);

@@ -4,7 +4,7 @@
 //     name: slo
 //     slo: {ttft_s: 2, latency_s: 20, attainment: 0.99}   # the target (required)
 //     signal: request_rate          # the service's demand, summed over instances
-//     margin: 0.05                  # a window holds when its p99s are within 95% of the SLO
+//     margin: 0.15                  # a window holds when its p99s are within 85% of the SLO
 //     capacity: {half_life: 6h, max_rise_per_min: 0.04, max_fall_per_min: 0.15}
 //     headroom: {prior: 1, window: 1d, quantile: 0.98}   # sqrt(demand) units; quantile
 //                                   # defaults to 1 - 2 x (1 - attainment)

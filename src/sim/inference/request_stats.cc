@@ -31,15 +31,27 @@ void RequestStats::OnArrival(int64_t t_ns) {
 
 void RequestStats::OnTokens(int64_t t_ns, uint64_t tokens) { BucketAt(t_ns).tokens += tokens; }
 
+void RequestStats::Prune(std::deque<Sample>& d, int64_t now_ns) const {
+  const int64_t keep = std::max(window_ns_, retention_ns_);
+  while (!d.empty() && d.front().t_ns <= now_ns - keep) d.pop_front();
+}
+
+void RequestStats::OnFirstToken(int64_t now_ns, int64_t first_ns, int64_t ttft_ns) {
+  // Replicas step on their own clocks: a first token due sooner than one already recorded
+  // goes in its place.
+  auto at = first_tokens_.end();
+  while (at != first_tokens_.begin() && std::prev(at)->t_ns > first_ns) --at;
+  first_tokens_.insert(at, Sample{first_ns, static_cast<float>(ttft_ns / 1e9)});
+  Prune(first_tokens_, now_ns);
+}
+
 void RequestStats::OnComplete(int64_t t_ns, int64_t latency_ns, int64_t ttft_ns) {
   ++completed_;
   if (latency_ns <= slo_latency_ns_ && ttft_ns <= slo_ttft_ns_) ++within_slo_;
   latency_.Add(latency_ns);
   ttft_.Add(ttft_ns);
-  recent_.push_back(
-      Done{t_ns, static_cast<float>(latency_ns / 1e9), static_cast<float>(ttft_ns / 1e9)});
-  const int64_t keep = std::max(window_ns_, retention_ns_);
-  while (!recent_.empty() && recent_.front().t_ns <= t_ns - keep) recent_.pop_front();
+  latencies_.push_back(Sample{t_ns, static_cast<float>(latency_ns / 1e9)});
+  Prune(latencies_, t_ns);
 }
 
 double RequestStats::Attainment() const {
@@ -68,8 +80,9 @@ double RequestStats::WindowQuantile(int64_t now_ns, double q, bool ttft) const {
 
 double RequestStats::QuantileBetween(int64_t from_ns, int64_t to_ns, double q, bool ttft) const {
   scratch_.clear();
-  for (auto it = recent_.rbegin(); it != recent_.rend() && it->t_ns > from_ns; ++it) {
-    if (it->t_ns <= to_ns) scratch_.push_back(ttft ? it->ttft_s : it->latency_s);
+  const std::deque<Sample>& d = ttft ? first_tokens_ : latencies_;
+  for (auto it = d.rbegin(); it != d.rend() && it->t_ns > from_ns; ++it) {
+    if (it->t_ns <= to_ns) scratch_.push_back(it->s);
   }
   if (scratch_.empty()) return 0;
   const size_t rank = static_cast<size_t>(std::ceil(q * static_cast<double>(scratch_.size())));

@@ -2,8 +2,11 @@
 // real server exports (over the last scrape window).
 //
 // Whole run: counts (arrived, completed, within SLO, timed out in the queue, dropped), and
-// latency/TTFT histograms. Windowed: arrivals and generated tokens in 1 s buckets, and the
-// (latency, TTFT) of requests completed in the last `window` (for p99 over the window).
+// latency/TTFT histograms. Windowed: arrivals and generated tokens in 1 s buckets, the latency
+// of requests completed in the last `window` and the TTFT of requests whose first token came in
+// it (for p99 over the window). As vLLM observes them: TTFT when the first token is produced,
+// end-to-end latency when the request finishes; a burst's slow first tokens show at once, not
+// only once their long answers end.
 // A request is within SLO when it completed with TTFT <= slo.ttft_s and end-to-end latency
 // <= slo.latency_s; dropped and timed-out requests never are. Not thread-safe.
 #pragma once
@@ -29,6 +32,8 @@ class RequestStats {
 
   void OnArrival(int64_t t_ns);
   void OnTokens(int64_t t_ns, uint64_t tokens);
+  // The first token of a request comes at first_ns (>= now_ns: an LLM step ahead is known).
+  void OnFirstToken(int64_t now_ns, int64_t first_ns, int64_t ttft_ns);
   void OnComplete(int64_t t_ns, int64_t latency_ns, int64_t ttft_ns);
   void OnTimeout() { ++timed_out_; }
   void OnDrop() { ++dropped_; }
@@ -46,7 +51,8 @@ class RequestStats {
   // Over the window ending at now (per second; 1 s resolution).
   double ArrivalRate(int64_t now_ns) const;
   double TokenRate(int64_t now_ns) const;
-  // p-quantile (nearest rank) of requests completed in (now - window, now]; 0 when none.
+  // p-quantile (nearest rank) of latencies of requests completed in (now - window, now], or of
+  // TTFTs of first tokens in it; 0 when none.
   double WindowQuantile(int64_t now_ns, double q, bool ttft) const;
   // The same over (from, to]; exact for spans up to the retention (>= the window).
   double QuantileBetween(int64_t from_ns, int64_t to_ns, double q, bool ttft) const;
@@ -60,12 +66,12 @@ class RequestStats {
     uint64_t arrivals = 0;
     uint64_t tokens = 0;
   };
-  struct Done {
+  struct Sample {
     int64_t t_ns;
-    float latency_s;
-    float ttft_s;
+    float s;
   };
   Bucket& BucketAt(int64_t t_ns);
+  void Prune(std::deque<Sample>& d, int64_t now_ns) const;
   double WindowSum(int64_t now_ns, bool tokens) const;
 
   Slo slo_;
@@ -73,7 +79,8 @@ class RequestStats {
   int64_t window_ns_;
   int64_t retention_ns_ = 0;  // 0: the window
   std::vector<Bucket> ring_;
-  std::deque<Done> recent_;
+  std::deque<Sample> latencies_;     // by completion time
+  std::deque<Sample> first_tokens_;  // by first-token time (kept sorted)
   uint64_t arrived_ = 0, completed_ = 0, within_slo_ = 0, timed_out_ = 0, dropped_ = 0;
   LatencyHistogram latency_, ttft_;
   mutable std::vector<float> scratch_;

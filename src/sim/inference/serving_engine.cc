@@ -273,6 +273,7 @@ void ServingEngine::Admit(Replica& r, const traces::TraceRequest& q) {
   if (o_.model.kind == ReplicaModel::Kind::kPlain) {
     const int64_t done = now_ + PlainServiceNs(q, o_);
     r.running.push(Running{done, q.arrival_ns, done, q.output_tokens});
+    stats_.OnFirstToken(now_, done, done - q.arrival_ns);  // a plain answer comes whole
     SetBusy(r, true);
     if (done < r.next_event && r.id != boundary_replica_) Schedule(r, done);
     return;
@@ -347,6 +348,7 @@ void ServingEngine::StartSegment(Replica& r, int64_t step) {
   for (const auto& p : r.pending) {
     r.running.push(Running{step + static_cast<int64_t>(p.output_tokens), p.arrival_ns, first_token,
                            p.input_tokens + p.output_tokens});
+    stats_.OnFirstToken(now_, first_token, first_token - p.arrival_ns);
   }
   r.pending.clear();
   r.stepping = true;
