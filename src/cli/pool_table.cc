@@ -36,6 +36,8 @@ void PrintPoolComparison(const nlohmann::json& c, std::ostream& os) {
       [](const auto& r) { return report::FormatFixed(r.value("samples_trained", 0.0) / 1e6, 1); });
   row("training rescales",
       [](const auto& r) { return std::to_string(r.value("training_rescales", 0)); });
+  row("  of them for others' peaks",
+      [](const auto& r) { return std::to_string(r.value("reclaim_rescales", 0)); });
   row("restart seconds paid",
       [](const auto& r) { return report::FormatFixed(r.value("restart_time_s", 0.0), 0); });
   row("samples lost",
@@ -47,7 +49,8 @@ void PrintPoolComparison(const nlohmann::json& c, std::ostream& os) {
        << report::FormatFixed(c.value("upper_bound_samples", 0.0) / 1e6, 1) << " M samples\n";
   }
   os << "inference peaks (oracle needs GPUs training holds at full size): "
-     << c.value("inference_peaks", 0) << "\n";
+     << c.value("inference_peaks", 0) << "; rescales for them (shrinks and the regrowths back) "
+     << report::FormatFixed(c.value("reclaim_rescales_per_peak", 0.0), 2) << " per peak\n";
   for (const auto& t : c["targets"]) {
     os << (t.value("met", false) ? "  MET      " : "  NOT MET  ") << t.value("target", "") << ": "
        << report::FormatFixed(t.value("value", 0.0), 3) << " (goal "

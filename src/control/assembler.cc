@@ -56,6 +56,7 @@ Result<PoolMember> ResolvePoolMember(const PoolSpec& pool, const WorkloadSpec& s
   out.reducible = !m.shrinkable && m.reducible;
   out.floor = m.shrinkable ? std::max(m.shrink_floor, spec.min_replicas) : spec.min_replicas;
   out.restart_s = spec.cold_start_s;
+  out.regrows_whole = m.shrinkable && m.restarts_to_resize;
   return out;
 }
 

@@ -291,7 +291,7 @@ Decision Controller::Plan(Workload& w, Result<ScaleState> scale, bool& acts) {
     RecordCompleted(d);
     return d;
   }
-  const std::optional<int> max_available = PoolRoom(w, scale->current, scale->max_available);
+  const std::optional<int> max_available = PoolRoom(w, scale->current, scale->max_available, now);
 
   PolicyInput in{w.signals,
                  scale->current,

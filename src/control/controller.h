@@ -69,6 +69,9 @@ struct PoolMember {
   bool elastic = false;
   bool reducible = false;
   double restart_s = 0;  // its cold start: the least time it stays shrunk
+  // A training job: every resize restarts all of it, so after a shrink it grows back in one
+  // step (Controller::HoldsForWholeRegrowth). Other elastic workloads add independent units.
+  bool regrows_whole = false;
 };
 
 struct WorkloadBinding {
@@ -200,8 +203,12 @@ class Controller {
   // Applies the listed workloads' d.constrained (ds[i] is workloads_[i]'s), concurrently when
   // engine_calls_ is set, and records each outcome in its Decision.
   void ActAll(const std::vector<size_t>& which, TimePoint now, std::vector<Decision*>& ds);
-  // The elastic workload's room in the pool as of the last allocation, as a max_available.
-  std::optional<int> PoolRoom(const Workload& w, int current, std::optional<int> engine) const;
+  // The elastic workload's room in the pool as of the last allocation, as a max_available. A
+  // job the pool shrank is held at its size until what it lost is free, for one hold at most
+  // (it notes in its pool_state when that wait began).
+  std::optional<int> PoolRoom(Workload& w, int current, std::optional<int> engine,
+                              TimePoint now) const;
+  bool HoldsForWholeRegrowth(Workload& w, int current, int64_t free_replicas, TimePoint now) const;
   // What lent GPUs are expected to last for the elastic workload (PolicyInput::pool_lease).
   std::optional<PolicyInput::Lease> LeaseOf(const Workload& w, int current) const;
   // Opens or closes the workload's loan (PoolLoans) from its grant.

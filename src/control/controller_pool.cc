@@ -14,6 +14,10 @@ double HoldSeconds(const PoolSpec& spec, const PoolMember& m) {
 }
 
 constexpr const char* kShrunkAt = "pool.shrunk_at";  // seconds on the tick clock; absent: never
+// The size a job had before the pool shrank it, while it has not grown back to it, and when
+// it first could have grown back part of the way (seconds on the tick clock).
+constexpr const char* kShrunkFrom = "pool.shrunk_from";
+constexpr const char* kPartialSince = "pool.partial_since";
 
 // How far back a workload's wants are read for their trend, which a reclaim frees for: two of
 // a shrunk job's holds (at least ten minutes). The job cannot come back within the first, and
@@ -62,8 +66,8 @@ Status Controller::SetPool(PoolSpec spec, PoolSource* source, const PoolAllocato
 // An elastic workload sizes itself to what the pool can give it: what is idle within its
 // tenant's room, or its unused guarantee (which it may take back). Serving keeps the engine's
 // figure: its full demand must reach the allocator, which takes GPUs back for it.
-std::optional<int> Controller::PoolRoom(const Workload& w, int current,
-                                        std::optional<int> engine) const {
+std::optional<int> Controller::PoolRoom(Workload& w, int current, std::optional<int> engine,
+                                        TimePoint now) const {
   if (!w.binding.pool || !w.binding.pool->elastic || !last_allocation_.pool_known) return engine;
   const PoolMember& m = *w.binding.pool;
   const TenantSpec& t = pool_spec_->tenants[m.tenant];
@@ -75,8 +79,28 @@ std::optional<int> Controller::PoolRoom(const Workload& w, int current,
   int64_t borrow_room = t.borrow_limit ? t.guaranteed + *t.borrow_limit - u.granted : idle;
   const int64_t room = std::max(std::min(idle, borrow_room), t.guaranteed - u.granted);
   const int64_t replicas = std::max<int64_t>(0, room) / std::max(1, m.gpus_per_replica);
+  if (HoldsForWholeRegrowth(w, current, replicas, now)) {
+    return engine ? std::min(*engine, current) : current;
+  }
   const int cap = static_cast<int>(std::min<int64_t>(current + replicas, kMaxReplicaCount));
   return engine ? std::min(*engine, cap) : cap;
+}
+
+// A job shrunk for a peak grows back in one step, once what it lost is free: a service that
+// steps down after its peak would otherwise regrow it one restart per step (Azure conversation
+// pool, 25 GPUs: 1 -> 2 -> 5 over 315 s; one step loses about what one restart costs). If less
+// comes free for a whole hold (the service settled higher), it grows on what there is.
+bool Controller::HoldsForWholeRegrowth(Workload& w, int current, int64_t free_replicas,
+                                       TimePoint now) const {
+  const int owed = static_cast<int>(w.pool_state.Get(kShrunkFrom, 0)) - current;
+  if (owed <= 0 || free_replicas <= 0 || free_replicas >= owed) {
+    w.pool_state.values.erase(kPartialSince);
+    return false;
+  }
+  const double now_s = SinceEpochSeconds(now);
+  const double since = w.pool_state.Get(kPartialSince, now_s);
+  w.pool_state.Set(kPartialSince, since);
+  return now_s - since < HoldSeconds(*pool_spec_, *w.binding.pool);
 }
 
 std::optional<PolicyInput::Lease> Controller::LeaseOf(const Workload& w, int current) const {
@@ -219,6 +243,10 @@ void Controller::RecordPool(Workload& w, Decision& d, const PoolClaim& c, const 
   }
   if (g.reason == GrantReason::kShrunk || g.reason == GrantReason::kSuspended) {
     w.pool_state.Set(kShrunkAt, SinceEpochSeconds(now));
+    // Whole-job mode resumes a job whole anyway (as Kueue does).
+    if (g.reason == GrantReason::kShrunk && m.regrows_whole) {
+      w.pool_state.Set(kShrunkFrom, std::max<double>(c.current, w.pool_state.Get(kShrunkFrom, 0)));
+    }
     if (options_.telemetry) {
       const std::string& tenant = d.pool.tenant;
       options_.telemetry->Add("aiscale_pool_reclaims_total",
@@ -226,6 +254,10 @@ void Controller::RecordPool(Workload& w, Decision& d, const PoolClaim& c, const 
       options_.telemetry->Add("aiscale_pool_reclaimed_gpus_total", {{"tenant", tenant}},
                               static_cast<double>(c.current - g.replicas) * m.gpus_per_replica);
     }
+  }
+  if (g.replicas >= w.pool_state.Get(kShrunkFrom, 0)) {
+    w.pool_state.values.erase(kShrunkFrom);
+    w.pool_state.values.erase(kPartialSince);
   }
   d.constrained = g.replicas;
   w.pool_limit = g.replicas < c.want ? std::optional<int>(g.replicas) : std::nullopt;

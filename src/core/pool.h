@@ -77,6 +77,8 @@ struct PoolMembership {
   // Not shrinkable but reducible toward min_replicas for a higher priority or an owner (a
   // service); false for a training job that may not be shrunk (the pool never touches it).
   bool reducible = true;
+  // A training job: each resize restarts all of it (its kind says so).
+  bool restarts_to_resize = false;
 };
 
 struct PoolCapacity {

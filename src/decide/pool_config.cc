@@ -166,6 +166,7 @@ void ReadTenantAndPriority(const config::ConfigNode& w, const PoolSpec& pool, Po
 void ReadShrink(const config::ConfigNode& w, PoolMembership& m, const WorkloadSpec& spec) {
   m.shrinkable = w.Bool("shrinkable", IsTrainingKind(spec.ref.kind));
   m.reducible = !IsTrainingKind(spec.ref.kind);
+  m.restarts_to_resize = IsTrainingKind(spec.ref.kind);
   m.shrink_floor = w.Int("shrink_floor", spec.min_replicas, config::Between(0, kMaxReplicaCount));
   if (!w.Has("shrink_floor")) return;
   if (m.shrink_floor < spec.min_replicas || m.shrink_floor > spec.max_replicas) {

@@ -17,7 +17,7 @@ double Num(const nlohmann::json& j, const char* key) {
 nlohmann::json RunFigures(const RunResult& run) {
   nlohmann::json inference = nlohmann::json::object(), jobs = nlohmann::json::object();
   double samples = 0, lost = 0, restart_s = 0;
-  int rescales = 0;
+  int rescales = 0, reclaim_rescales = 0;
   for (const WorkloadRun& w : run.workloads) {
     const report::WorkloadSummary& s = w.summary;
     if (s.serving) {
@@ -31,6 +31,7 @@ nlohmann::json RunFigures(const RunResult& run) {
                       {"completed", t.completed},
                       {"completion_time_s", t.completed ? s.completion_time_s : -1.0},
                       {"rescales", s.rescales},
+                      {"reclaim_rescales", ReclaimRescales(s.events)},
                       {"restart_time_s", t.restart_time_s},
                       {"samples_lost", t.samples_lost},
                       {"gpu_hours", s.gpu_hours}};
@@ -38,6 +39,7 @@ nlohmann::json RunFigures(const RunResult& run) {
       lost += t.samples_lost;
       restart_s += t.restart_time_s;
       rescales += s.rescales;
+      reclaim_rescales += ReclaimRescales(s.events);
     }
   }
   return {{"label", run.policy},
@@ -47,6 +49,7 @@ nlohmann::json RunFigures(const RunResult& run) {
           {"samples_trained", samples},
           {"samples_lost", lost},
           {"training_rescales", rescales},
+          {"reclaim_rescales", reclaim_rescales},
           {"restart_time_s", restart_s},
           {"pool_utilization", run.pool.is_null() ? 0.0 : Num(run.pool, "utilization")}};
 }
@@ -140,6 +143,21 @@ int CountPeaks(const std::vector<int>& replicas, double interval_s, int gpus_per
   return peaks;
 }
 
+int ReclaimRescales(const std::vector<report::RunEvent>& events) {
+  int count = 0, owed = 0;
+  for (const report::RunEvent& e : events) {
+    if (e.kind != report::RunEvent::Kind::kRescale || e.replacement) continue;
+    if (e.to < e.from) {
+      ++count;
+      owed = std::max(owed, e.from);
+    } else if (owed > 0) {
+      ++count;
+      if (e.to >= owed) owed = 0;
+    }
+  }
+  return count;
+}
+
 nlohmann::json PoolComparison(const Scenario& s, const ScenarioResult& r) {
   const RunResult* pool = ByRole(r, "pool");
   if (!s.pool || !pool) return nullptr;
@@ -176,6 +194,7 @@ nlohmann::json PoolComparison(const Scenario& s, const ScenarioResult& r) {
   out["inference_peaks"] = peaks;
   const double per_peak = Num(mine, "training_rescales") / std::max(1, peaks);
   targets.push_back(Target("training rescales per inference peak", per_peak, 2, per_peak <= 2));
+  out["reclaim_rescales_per_peak"] = Num(mine, "reclaim_rescales") / std::max(1, peaks);
   out["targets"] = targets;
   return out;
 }

@@ -25,4 +25,9 @@ nlohmann::json PoolComparison(const Scenario& s, const ScenarioResult& r);
 int CountPeaks(const std::vector<int>& replicas, double interval_s, int gpus_per_replica,
                int64_t room, double merge_s);
 
+// The rescales a job paid for others' peaks: each shrink, and each growth after one until the
+// job is back at the size it had before it (a growth onto idle GPUs no peak took is a loan).
+// Replacements of failed nodes are not counted.
+int ReclaimRescales(const std::vector<report::RunEvent>& events);
+
 }  // namespace aiscale::sim

@@ -38,18 +38,21 @@ class TestPoolSource final : public PoolSource {
   int observed = 0;
 };
 
-// Wants whatever its own signal says (one signal per workload, so the test sets each), and
-// keeps the pool lease it was last told of in `lease`.
+// Wants whatever its own signal says (one signal per workload, so the test sets each), within
+// the pool's room when `within_room` (as the training policy sizes), and keeps the pool lease
+// it was last told of in `lease`.
 class WantPolicy final : public Policy {
  public:
-  explicit WantPolicy(std::string signal) : signal_(std::move(signal)) {}
+  explicit WantPolicy(std::string signal, bool within_room = false)
+      : signal_(std::move(signal)), within_room_(within_room) {}
   std::string_view Name() const override { return "want"; }
   Recommendation Recommend(const PolicyInput& in, PersistentState& state) const override {
     (void)state;
     *lease = in.pool_lease;
     const SignalSnapshot& s = in.signals.Get(signal_);
     if (!s.ok()) return {in.current, false, "no_data", "no " + signal_, {}};
-    const int n = static_cast<int>(s.mean);
+    int n = static_cast<int>(s.mean);
+    if (within_room_ && in.max_available) n = std::min(n, *in.max_available);
     return {n, true, "want", "asked " + std::to_string(n), {}};
   }
   std::vector<std::string> Signals() const override { return {signal_}; }
@@ -58,6 +61,7 @@ class WantPolicy final : public Policy {
 
  private:
   std::string signal_;
+  bool within_room_ = false;
 };
 
 PoolSpec TwoTenants() {
@@ -81,27 +85,30 @@ struct Harness {
   // `bert_held`: bert's binding carries a person's hold (an AIScaler's pause annotation).
   std::shared_ptr<std::optional<PolicyInput::Lease>> bert_lease;  // what bert's policy was told
 
-  explicit Harness(Store* store = nullptr, bool bert_held = false, PoolSpec spec = TwoTenants()) {
+  // `bert_job`: bert is a training job (it regrows whole after a shrink and sizes within the
+  // pool's room) on 2-GPU nodes, at 6 of them: 12 GPUs, 4 borrowed.
+  explicit Harness(Store* store = nullptr, bool bert_held = false, PoolSpec spec = TwoTenants(),
+                   bool bert_job = false) {
     ControllerOptions o;
     o.collect_interval = Seconds(15);
     ctl = std::make_unique<Controller>(q.clock(), store, o);
     EXPECT_TRUE(ctl->SetPool(std::move(spec), &pool, &allocator).ok());
     Add("chat", 0, 0, 1, /*elastic=*/false);
-    Add("bert", 1, 1, 4, /*elastic=*/true, bert_held);
+    Add("bert", 1, 1, bert_job ? 2 : 4, /*elastic=*/true, bert_held, bert_job);
     act.Set("ns/chat", 4, 4);
-    act.Set("ns/bert", 3, 3);  // 12 GPUs: 4 borrowed from serve's idle guarantee
-    Want(4, 3);
+    act.Set("ns/bert", bert_job ? 6 : 3, bert_job ? 6 : 3);  // 4 GPUs borrowed from serve's
+    Want(4, bert_job ? 6 : 3);
   }
   void Add(const std::string& name, int tenant, int priority, int gpus, bool elastic,
-           bool held = false) {
+           bool held = false, bool job = false) {
     WorkloadBinding b;
-    b.ref = {"Deployment", "ns", name};
-    auto policy = std::make_shared<WantPolicy>("want_" + name);
+    b.ref = {job ? "TrainingJob" : "Deployment", "ns", name};
+    auto policy = std::make_shared<WantPolicy>("want_" + name, job);
     if (name == "bert") bert_lease = policy->lease;
     b.policy = policy;
     b.actuator = &act;
     b.signals.push_back({"want_" + name, "", &src});
-    b.pool = PoolMember{tenant, priority, gpus, 1, 1, elastic, !elastic, 120};
+    b.pool = PoolMember{tenant, priority, gpus, 1, 1, elastic, !elastic, 120, job};
     b.held = held;
     ASSERT_TRUE(ctl->Add(std::move(b)).ok());
   }
@@ -277,6 +284,46 @@ TEST(ControllerPool, IdleGpusAServiceIsRampingTowardAreNotLent) {
       ds = h.Tick(15.0 * static_cast<double>(k + 1));
     }
     EXPECT_EQ(ds[1].constrained, row.bert_after) << row.name << ": " << ds[1].pool.detail;
+  }
+}
+
+// A training job shrunk for a peak grows back in one step once what it lost is free, not a
+// restart per step of the service's descent; if only part comes free for a whole hold (the
+// service settled higher), it grows on that part. bert: 6 nodes of 2 GPUs, shrunk to 4 for
+// chat's peak of 8; its hold is 600 s.
+TEST(ControllerPool, AJobShrunkForAPeakGrowsBackInOneStep) {
+  struct Row {
+    const char* name;
+    std::vector<std::pair<double, double>> chat;  // (from t s, chat's want) after the peak
+    std::vector<std::pair<double, int>> bert;     // (at t s, bert's size then)
+  };
+  const Row rows[] = {
+      {"the service steps down 8 -> 6 -> 4", {{660, 6}, {900, 4}}, {{675, 4}, {885, 4}, {915, 6}}},
+      {"the service settles at 6", {{660, 6}}, {{675, 4}, {1260, 4}, {1305, 5}}},
+  };
+  for (const Row& row : rows) {
+    SCOPED_TRACE(row.name);
+    PoolSpec spec = TwoTenants();
+    spec.lend_delay_s = 0;
+    Harness h(nullptr, false, spec, /*bert_job=*/true);
+    h.Tick(15);
+    h.Want(8, 6);
+    auto ds = h.Tick(30);
+    ASSERT_EQ(ds[1].pool.reason, "shrunk") << ds[1].pool.detail;
+    ASSERT_EQ(ds[1].constrained, 4);
+    size_t next = 0;
+    for (double t = 45; t <= row.bert.back().first; t += 15) {
+      double chat = 8;
+      for (const auto& [from, want] : row.chat) chat = t >= from ? want : chat;
+      h.Want(chat, 6);
+      ds = h.Tick(t);
+      if (next < row.bert.size() && row.bert[next].first == t) {
+        EXPECT_EQ(ds[1].constrained, row.bert[next].second)
+            << "at " << t << " s: " << ds[1].Summary();
+        ++next;
+      }
+    }
+    EXPECT_EQ(next, row.bert.size());
   }
 }
 

@@ -86,5 +86,37 @@ TEST(PoolReport, PeaksAreRunsOverTheRoomMergedWhenClose) {
   EXPECT_EQ(CountPeaks(plan, 60, 2, 100, 60), 0);
 }
 
+// A loan onto idle GPUs is not a rescale for a peak; the shrink and every growth until the job
+// is back at the size it had are.
+TEST(PoolReport, ReclaimRescalesAreTheShrinksAndTheRegrowthsBack) {
+  using E = report::RunEvent;
+  auto rescale = [](int from, int to, bool replacement = false) {
+    E e;
+    e.from = from;
+    e.to = to;
+    e.replacement = replacement;
+    return e;
+  };
+  E failure;
+  failure.kind = E::Kind::kFailure;
+  struct Row {
+    const char* name;
+    std::vector<E> events;
+    int want;
+  };
+  const Row rows[] = {
+      {"loans only", {rescale(1, 5), rescale(5, 7)}, 0},
+      {"shrink, back in one step", {rescale(1, 5), rescale(5, 1), rescale(1, 5)}, 2},
+      {"shrink, back in two steps, then a loan",
+       {rescale(1, 5), rescale(5, 1), rescale(1, 2), rescale(2, 5), rescale(5, 7)},
+       3},
+      {"two shrinks before it is back", {rescale(6, 4), rescale(4, 2), rescale(2, 6)}, 3},
+      {"a failure and its replacement", {failure, rescale(3, 4, /*replacement=*/true)}, 0},
+  };
+  for (const Row& row : rows) {
+    EXPECT_EQ(ReclaimRescales(row.events), row.want) << row.name;
+  }
+}
+
 }  // namespace
 }  // namespace aiscale::sim
