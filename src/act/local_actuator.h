@@ -33,6 +33,7 @@
 
 #include <sys/types.h>
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <list>
@@ -164,6 +165,27 @@ class LocalActuator final : public Actuator {
   void ReleaseGpus(int index, const std::vector<int>& gpus);
   std::string Holder(int index) const;  // the slot table's name for replica `index`
   void JoinFinishedStoppers(bool all);
+  // Takes the finished entries (a `done` flag and a `thread`) out of `list` and joins them,
+  // unlocked; with `all`, waits first until every entry is done. T: Stopper or TierCall.
+  template <typename T>
+  std::list<T> JoinFinished(std::list<T>& list, bool all) {
+    std::list<T> finished;
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      if (all) {
+        wake_.wait(lock, [&list] {
+          return std::all_of(list.begin(), list.end(), [](const T& e) { return e.done.load(); });
+        });
+      }
+      for (auto it = list.begin(); it != list.end();) {
+        auto next = std::next(it);
+        if (it->done) finished.splice(finished.end(), list, it);
+        it = next;
+      }
+    }
+    for (T& e : finished) e.thread.join();
+    return finished;
+  }
   // Moves `pid` of replica `index` (holding `gpus`) to a stopper thread. Caller holds mu_.
   void LaunchStopLocked(int index, pid_t pid, bool pre_stop, std::vector<int> gpus);
   void StopReplica(int index, pid_t pid, bool pre_stop, const std::string& gpus);

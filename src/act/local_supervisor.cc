@@ -314,23 +314,6 @@ void LocalActuator::RunPreStop(int index, const std::string& gpus) {
   }
 }
 
-void LocalActuator::JoinFinishedStoppers(bool all) {
-  std::list<Stopper> finished;
-  {
-    std::unique_lock<std::mutex> lock(mu_);
-    if (all) {
-      wake_.wait(lock, [this] {
-        return std::all_of(stoppers_.begin(), stoppers_.end(),
-                           [](const Stopper& s) { return s.done.load(); });
-      });
-    }
-    for (auto it = stoppers_.begin(); it != stoppers_.end();) {
-      auto next = std::next(it);
-      if (it->done) finished.splice(finished.end(), stoppers_, it);
-      it = next;
-    }
-  }
-  for (Stopper& s : finished) s.thread.join();
-}
+void LocalActuator::JoinFinishedStoppers(bool all) { JoinFinished(stoppers_, all); }
 
 }  // namespace aiscale::act

@@ -3,8 +3,6 @@
 // port (vLLM's POST /sleep?level=1 and POST /wake_up). Each call runs on its own thread, so a
 // wake that takes a minute holds up neither other wakes nor the supervisor's reaping and
 // starting; an answer is written back only to the process it called (the pid check).
-#include <algorithm>
-
 #include "act/local_actuator.h"
 
 namespace aiscale::act {
@@ -63,22 +61,7 @@ void LocalActuator::LaunchTierCallLocked(int index, pid_t pid, bool sleep) {
 // A call whose replica was stopped or restarted meanwhile changes nothing (the pid check): the
 // new process starts awake and gets its own call.
 void LocalActuator::CollectTierCalls(bool all) {
-  std::list<TierCall> finished;
-  {
-    std::unique_lock<std::mutex> lock(mu_);
-    if (all) {
-      wake_.wait(lock, [this] {
-        return std::all_of(tier_calls_.begin(), tier_calls_.end(),
-                           [](const TierCall& c) { return c.done.load(); });
-      });
-    }
-    for (auto it = tier_calls_.begin(); it != tier_calls_.end();) {
-      auto next = std::next(it);
-      if (it->done) finished.splice(finished.end(), tier_calls_, it);
-      it = next;
-    }
-  }
-  for (TierCall& c : finished) c.thread.join();
+  const std::list<TierCall> finished = JoinFinished(tier_calls_, all);
   std::lock_guard<std::mutex> lock(mu_);
   const TimePoint now = clock_.Now();
   for (const TierCall& c : finished) {

@@ -133,6 +133,20 @@ class LocalActuatorTest : public ::testing::Test {
     return done();
   }
 
+  // The project's model server with vLLM's sleep mode, waking in `wake_s`, under `warm_tier`.
+  static std::string SleepingModelServers(const std::string& wake_s, const std::string& tier) {
+    const std::string server =
+        std::string(AISCALE_SOURCE_DIR) + "/tests/integration/tools/model_server.py";
+    return "  command: [/usr/bin/python3, " + server +
+           ", --port, '{port}', --replica, '{replica}', --ready-after, '0.2',"
+           " --enable-sleep-mode, --wake-s, '" +
+           wake_s +
+           "']\n"
+           "  base_port: $BASE\n"
+           "  readiness: {http: /health}\n"
+           "  warm_tier: " +
+           tier + "\n";
+  }
   ScaleState Observe() { return actuator_->Observe(ref_).value(); }
   bool ReadyIs(int current, int ready) {
     const ScaleState s = Observe();
@@ -247,16 +261,7 @@ TEST_F(LocalActuatorTest, WarmTierSleepsWakesAndStopsTheSurplus) {
 // The same against the project's model server, which serves vLLM's sleep-mode endpoints: the
 // replica the engine put to sleep says so on GET /is_sleeping and refuses completions.
 TEST_F(LocalActuatorTest, WarmTierDrivesTheModelServersSleepMode) {
-  const std::string server =
-      std::string(AISCALE_SOURCE_DIR) + "/tests/integration/tools/model_server.py";
-  ASSERT_TRUE(StartWith(Config("  command: [/usr/bin/python3, " + server +
-                               ", --port, '{port}', --replica, '{replica}', --ready-after, '0.2',"
-                               " --enable-sleep-mode, --wake-s, '0.1']\n"
-                               "  base_port: $BASE\n"
-                               "  readiness: {http: /health}\n"
-                               "  warm_tier: {}\n"),
-                        0)
-                  .ok());
+  ASSERT_TRUE(StartWith(Config(SleepingModelServers("0.1", "{}")), 0).ok());
   auto sleeping = [&](int replica) {
     HttpRequest req;
     req.url = "http://127.0.0.1:" + std::to_string(port_ + replica) + "/is_sleeping";
@@ -276,16 +281,7 @@ TEST_F(LocalActuatorTest, WarmTierDrivesTheModelServersSleepMode) {
 // patience): while it runs, the supervisor still starts and probes the cold replica a scale-up
 // also needs, and the waking one serves nothing until its wake answers.
 TEST_F(LocalActuatorTest, WarmTierSlowWakeDoesNotHoldUpTheSupervisor) {
-  const std::string server =
-      std::string(AISCALE_SOURCE_DIR) + "/tests/integration/tools/model_server.py";
-  ASSERT_TRUE(StartWith(Config("  command: [/usr/bin/python3, " + server +
-                               ", --port, '{port}', --replica, '{replica}', --ready-after, '0.2',"
-                               " --enable-sleep-mode, --wake-s, '60']\n"
-                               "  base_port: $BASE\n"
-                               "  readiness: {http: /health}\n"
-                               "  warm_tier: {timeout: 90s}\n"),
-                        0)
-                  .ok());
+  ASSERT_TRUE(StartWith(Config(SleepingModelServers("60", "{timeout: 90s}")), 0).ok());
   ASSERT_TRUE(actuator_->ApplyTiers(ref_, 1, 1).ok());
   ASSERT_TRUE(WaitFor([&] { return Observe().asleep == 1 && ReadyIs(1, 1); })) << Observe().detail;
   ASSERT_TRUE(actuator_->ApplyTiers(ref_, 3, 0).ok());
