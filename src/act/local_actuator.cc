@@ -193,27 +193,10 @@ Status LocalActuator::Apply(const WorkloadRef& ref, int desired) {
   if (ref.Key() != ref_.Key()) {
     return Status::NotFound("local actuator for " + ref_.Key() + " does not run " + ref.Key());
   }
-  if (desired < 0) return Status::Invalid("unable to scale " + ref.Key() + " to a negative count");
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (shutting_down_) {
-      return Status::Unavailable("unable to scale " + ref.Key() + ": the actuator is shut down");
-    }
-    desired_ = desired;
-    asleep_desired_ = 0;
-    wake_pending_ = true;
-  }
-  wake_.notify_all();
-  return Status::Ok();
+  return SetSizes(ref, desired, 0);
 }
 
-Status LocalActuator::ApplyTiers(const WorkloadRef& ref, int awake, int asleep) {
-  if (asleep == 0 || ref.Key() != ref_.Key()) return Apply(ref, awake);
-  if (!cfg_.warm_tier.on) {
-    return Status::Invalid("the local target of " + ref.Key() +
-                           " has no warm_tier (sleep and wake calls): it cannot keep replicas "
-                           "asleep");
-  }
+Status LocalActuator::SetSizes(const WorkloadRef& ref, int awake, int asleep) {
   if (awake < 0 || asleep < 0) {
     return Status::Invalid("unable to scale " + ref.Key() + " to a negative count");
   }
@@ -228,6 +211,16 @@ Status LocalActuator::ApplyTiers(const WorkloadRef& ref, int awake, int asleep) 
   }
   wake_.notify_all();
   return Status::Ok();
+}
+
+Status LocalActuator::ApplyTiers(const WorkloadRef& ref, int awake, int asleep) {
+  if (asleep == 0 || ref.Key() != ref_.Key()) return Apply(ref, awake);
+  if (!cfg_.warm_tier.on) {
+    return Status::Invalid("the local target of " + ref.Key() +
+                           " has no warm_tier (sleep and wake calls): it cannot keep replicas "
+                           "asleep");
+  }
+  return SetSizes(ref, awake, asleep);
 }
 
 Result<std::vector<ReplicaEndpoint>> LocalActuator::Endpoints(const WorkloadRef& ref) {

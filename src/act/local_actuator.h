@@ -143,6 +143,9 @@ class LocalActuator final : public Actuator {
     LogScan log;
   };
 
+  // Records both sizes and wakes the supervisor (Apply and ApplyTiers, after their own checks);
+  // kInvalid when negative, kUnavailable after Shutdown.
+  Status SetSizes(const WorkloadRef& ref, int awake, int asleep);
   void SupervisorLoop();
   void Tick();
   void ReapExits();

@@ -236,24 +236,24 @@ TEST(SloPolicy, WarmReserveKeepsMoreAsleepNotMoreAwake) {
   EXPECT_LE(large.desired, none.desired) << large.reason;
 }
 
-TEST(SloPolicy, WarmTierRejectsBadFieldsWithTheirPath) {
-  config::ConfigErrors errs;
-  const config::ConfigNode node =
-      config::ParseConfig("name: slo\nwarm: {wake: 5s, max_asleep: -1}\n", "policy.yaml", errs);
-  SloPolicy::Parse(node, WorkloadContext{});
-  ASSERT_FALSE(errs.empty());
-  EXPECT_NE(errs.ToStatus().message().find("max_asleep"), std::string::npos)
-      << errs.ToStatus().message();
-}
-
-TEST(SloPolicy, RejectsAnSloWithTtftAboveLatencyWithItsPath) {
-  config::ConfigErrors errs;
-  const config::ConfigNode node =
-      config::ParseConfig("name: slo\nslo: {ttft_s: 30, latency_s: 20}\n", "policy.yaml", errs);
-  SloPolicy::Parse(node, WorkloadContext{});
-  ASSERT_FALSE(errs.empty());
-  EXPECT_NE(errs.ToStatus().message().find("ttft_s"), std::string::npos)
-      << errs.ToStatus().message();
+// A bad field is an error that names it, at load.
+TEST(SloPolicy, RejectsBadFieldsWithTheirPath) {
+  struct Row {
+    const char* yaml;
+    const char* field;
+  };
+  const Row rows[] = {
+      {"name: slo\nwarm: {wake: 5s, max_asleep: -1}\n", "max_asleep"},
+      {"name: slo\nslo: {ttft_s: 30, latency_s: 20}\n", "ttft_s"},  // TTFT above latency
+  };
+  for (const Row& row : rows) {
+    config::ConfigErrors errs;
+    const config::ConfigNode node = config::ParseConfig(row.yaml, "policy.yaml", errs);
+    SloPolicy::Parse(node, WorkloadContext{});
+    ASSERT_FALSE(errs.empty()) << row.yaml;
+    EXPECT_NE(errs.ToStatus().message().find(row.field), std::string::npos)
+        << errs.ToStatus().message();
+  }
 }
 
 // The headroom's quantile follows the SLO's attainment unless it is set.

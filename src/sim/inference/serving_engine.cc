@@ -100,17 +100,12 @@ void ServingEngine::RemoveReplica(int id) {
   Replica& r = replicas_[static_cast<size_t>(id)];
   if (r.state == ReplicaState::kAsleep) {
     EndSleep(r);
-    r.state = ReplicaState::kRetired;
-    r.retired_ns = now_;
-    live_.erase(std::find(live_.begin(), live_.end(), id));
+    Retire(r);
     return;
   }
   if (r.state == ReplicaState::kSleeping) r.state = ReplicaState::kDraining;
   if (r.state == ReplicaState::kStarting) {
-    r.state = ReplicaState::kRetired;
-    r.retired_ns = now_;
-    ++r.version;  // cancels the ready event
-    live_.erase(std::find(live_.begin(), live_.end(), id));
+    Retire(r);  // its version bump cancels the ready event
   } else if (r.state == ReplicaState::kReady) {
     r.state = ReplicaState::kDraining;
     Unlink(r);
@@ -160,10 +155,18 @@ void ServingEngine::EndSleep(Replica& r) {
 void ServingEngine::MaybeRetire(Replica& r) {
   if (r.state != ReplicaState::kDraining || r.in_flight > 0) return;
   SetBusy(r, false);
+  Retire(r);
+}
+
+void ServingEngine::Retire(Replica& r) {
   r.state = ReplicaState::kRetired;
   r.retired_ns = now_;
   ++r.version;
   live_.erase(std::find(live_.begin(), live_.end(), r.id));
+}
+
+int64_t ServingEngine::AsleepNs(const Replica& r) const {
+  return r.asleep_acc + (r.asleep_since >= 0 ? now_ - r.asleep_since : 0);
 }
 
 void ServingEngine::Schedule(Replica& r, int64_t t) {
@@ -429,9 +432,7 @@ double ServingEngine::GpuSeconds() const {
 
 double ServingEngine::AsleepGpuSeconds() const {
   int64_t ns = 0;
-  for (const Replica& r : replicas_) {
-    ns += r.asleep_acc + (r.asleep_since >= 0 ? now_ - r.asleep_since : 0);
-  }
+  for (const Replica& r : replicas_) ns += AsleepNs(r);
   return static_cast<double>(ns) / 1e9 * o_.model.gpus_per_replica;
 }
 
@@ -441,7 +442,7 @@ double ServingEngine::ReadyReplicaSeconds() const {
     if (r.state == ReplicaState::kStarting) continue;
     if (r.state == ReplicaState::kRetired && r.retired_ns < r.ready_ns) continue;
     ns += (r.retired_ns >= 0 ? r.retired_ns : now_) - r.ready_ns;
-    ns -= r.asleep_acc + (r.asleep_since >= 0 ? now_ - r.asleep_since : 0);
+    ns -= AsleepNs(r);
   }
   return static_cast<double>(ns) / 1e9;
 }

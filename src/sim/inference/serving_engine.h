@@ -161,7 +161,9 @@ class ServingEngine {
   void SetBusy(Replica& r, bool busy);
   void MaybeRetire(Replica& r);
   void MaybeSleep(Replica& r);
-  void EndSleep(Replica& r);  // closes an asleep span
+  void EndSleep(Replica& r);                 // closes an asleep span
+  void Retire(Replica& r);                   // out of the live set, billed until now
+  int64_t AsleepNs(const Replica& r) const;  // time asleep so far
   int64_t NextBoundary(const Replica& r, int64_t t) const;
   int64_t BusyNs(const Replica& r) const;
   // Ready replicas are kept in one list per in-flight count, so the least loaded is found
