@@ -67,5 +67,46 @@ TEST(CapacityLearner, NoCeilingFromIdleOrUnreportedReplicas) {
   }
 }
 
+// A window's p99 over fewer requests than the SLO lets miss one of (100 for 99%) is its slowest
+// request alone: a long answer breaks the latency bound at any load. Such a window counts by its
+// share of the 100; one whose TTFT broke (queueing shows there first), or over enough requests,
+// counts whole. Six windows at 2/s per replica, the rows differing in what broke and over how
+// many requests.
+TEST(CapacityLearner, OneLongAnswerIsNotTheLoad) {
+  struct Row {
+    const char* name;
+    double ttft_s, latency_s, requests;
+    bool counts;
+  };
+  const Row rows[] = {
+      {"latency over 40 requests: one long answer", 0.6, 25, 40, false},
+      {"latency over 400 requests", 0.6, 25, 400, true},
+      {"TTFT over 40 requests", 2.5, 10, 40, true},
+      {"request count unknown", 0.6, 25, 0, true},
+  };
+  for (const Row& row : rows) {
+    SCOPED_TRACE(row.name);
+    CapacityParams p;  // SLO 2 s / 20 s, 99%
+    PersistentState state;
+    CapacityLearner l(p, state, "c.");
+    double t = 0;
+    CapacityState out;
+    for (int i = 0; i < 6; ++i) {
+      t += 15;
+      CapacitySample s;
+      s.load = 2;
+      s.ttft_p99_s = row.ttft_s;
+      s.latency_p99_s = row.latency_s;
+      s.requests = row.requests;
+      out = l.Observe(s, t);
+    }
+    if (row.counts) {
+      EXPECT_NEAR(out.broke_at, 2, 2 * (p.bin_ratio - 1)) << out.reason;
+    } else {
+      EXPECT_EQ(out.broke_at, 0) << out.reason;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace aiscale::decide::serving

@@ -119,6 +119,9 @@ Recommendation SloPolicy::Recommend(const PolicyInput& in, PersistentState& stat
     s.ttft_p99_s = x.ttft;
     s.latency_p99_s = x.latency;
     s.utilization = x.utilization;
+    // About how many requests the window's quantiles span (its length is the source's, not
+    // known here; one control period is the usual scrape window).
+    s.requests = demand * cfg_.control_period_s;
     s.clean = x.queue <= 0 && now_s - state.Get(kQueueSeen, -1e18) > cfg_.latency_s;
     // Saturated: requests waited at the last tick too, and the queue is not shrinking (one
     // tick of waiting is a blip: a large prompt at the head of the queue, a burst's edge).

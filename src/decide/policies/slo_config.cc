@@ -71,6 +71,7 @@ SloConfig SloPolicy::Parse(const ConfigNode& node, const WorkloadContext& ctx) {
   c.headroom.quantile = std::clamp(1 - 2 * (1 - c.attainment), 0.5, 0.999);
   c.capacity.ttft_slo_s = c.ttft_s;
   c.capacity.latency_slo_s = c.latency_s;
+  c.capacity.miss_share = 1 - c.attainment;
   c.capacity.margin = node.Number("margin", c.capacity.margin, Between(0, 0.9));
   if (node.Has("capacity")) ParseCapacity(node.Child("capacity"), c.capacity);
   if (node.Has("headroom")) ParseHeadroom(node.Child("headroom"), c.headroom);

@@ -124,6 +124,15 @@ double CapacityLearner::Extrapolate(const CapacitySample& s, bool held, double n
   return next;
 }
 
+double CapacityLearner::Vote(const CapacitySample& s, bool held) const {
+  if (held || s.requests <= 0) return 1;
+  // Queueing shows in the first token first: a window whose TTFT held and whose latency did
+  // not, over fewer requests than the SLO lets miss one of, is one long answer.
+  const bool ttft_held = !s.ttft_p99_s || *s.ttft_p99_s <= (1 - p_.margin) * p_.ttft_slo_s;
+  if (!ttft_held) return 1;
+  return std::clamp(s.requests * p_.miss_share, 0.05, 1.0);
+}
+
 CapacityState CapacityLearner::Observe(const CapacitySample& s, double now_s) {
   Decay(now_s);
   double ratio = 0;
@@ -137,7 +146,7 @@ CapacityState CapacityLearner::Observe(const CapacitySample& s, double now_s) {
   const bool window_held = !s.saturated && ratio <= 1 - p_.margin;
   // A growing queue is strong evidence on its own (the replicas cannot keep up at this load);
   // a window whose p99 went over is one noisy vote among several.
-  if (sampled) Add(load, window_held, s.saturated ? p_.min_weight : 1);
+  if (sampled) Add(load, window_held, s.saturated ? p_.min_weight : Vote(s, window_held));
   Evidence ev = Read();
   ev.ceiling = Extrapolate(s, sampled && window_held, now_s);
   // The first estimate needs no bin of its own: the load carried while the SLO holds is

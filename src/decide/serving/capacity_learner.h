@@ -4,7 +4,9 @@
 // Each tick with completions gives a sample: the load (request rate per ready replica) and the
 // window's SLO ratio r = max(ttft_p99 / ttft_slo, latency_p99 / latency_slo). Samples go into
 // load bins on a log scale (6% wide), each keeping decayed counts of windows that held (r <= 1 -
-// margin) and windows that did not (a growing queue counts as min_weight of them). The share of
+// margin) and windows that did not (a growing queue counts as min_weight of them; a window whose
+// TTFT held and whose latency broke over fewer requests than the SLO lets miss one of counts by
+// that share: its p99 is one long answer, not the load). The share of
 // windows that broke is fitted as non-decreasing in the load (adjacent bins pooled where it is
 // not, by weight); a block of bins with enough weight is good when most of its windows held,
 // bad otherwise. The estimate is the highest load at which the SLO held: the top of the
@@ -61,6 +63,9 @@ struct CapacityParams {
   double util_fill = 0.75;
   double util_min = 0.2;
   double util_tau_s = 600;  // smoothing of the extrapolated ceiling
+  // The share of requests the SLO lets miss (1 - attainment): a p99 over fewer than 1 / miss
+  // requests is the slowest one alone.
+  double miss_share = 0.01;
 };
 
 struct CapacitySample {
@@ -76,6 +81,8 @@ struct CapacitySample {
   // How full the ready replicas' binding resource is, 0-1 (the mean KV cache in use); nullopt
   // when the replicas report none.
   std::optional<double> utilization;
+  // Requests the window's quantiles were taken over (0: unknown, a full vote).
+  double requests = 0;
 };
 
 struct CapacityState {
@@ -105,6 +112,9 @@ class CapacityLearner {
   };
   void Decay(double now_s);
   void Add(double load, bool held, double weight);
+  // How much one window counts: a latency break seen in fewer requests than the SLO lets miss
+  // one of is one slow request (a long answer), not the load.
+  double Vote(const CapacitySample& s, bool held) const;
   Evidence Read() const;
   // Folds this window's utilization into the smoothed ceiling; returns the ceiling.
   double Extrapolate(const CapacitySample& s, bool held, double now_s);
