@@ -300,7 +300,8 @@ Decision Controller::Plan(Workload& w, Result<ScaleState> scale, bool& acts) {
                  max_available,
                  w.pool_limit,
                  LeaseOf(w, scale->current),
-                 scale->asleep};
+                 scale->asleep,
+                 scale->asleep_ready};
   d.recommendation = b.policy->Recommend(in, w.policy_state);
   Resolve(w, d);
   if (!d.recommendation.valid) {

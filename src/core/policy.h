@@ -36,7 +36,8 @@ struct PolicyInput {
     double expected_s = 0;
   };
   std::optional<Lease> pool_lease;
-  int asleep = 0;  // replicas kept asleep (ScaleState::asleep)
+  int asleep = 0;        // replicas kept asleep (ScaleState::asleep)
+  int asleep_ready = 0;  // of them, asleep now (ScaleState::asleep_ready)
 };
 
 // A named number behind a decision ("predicted_gain_s", 412.0).

@@ -37,9 +37,13 @@ struct ScaleState {
   // longer asks the policy or applies; its Decisions say kRuleCompleted. Replicas still
   // finishing (exiting) count in `ready` until they are gone.
   bool completed = false;
-  // Replicas kept asleep (the warm tier: loaded, weights offloaded to host memory, waking in
-  // seconds; not counted in `current`). 0 on engines without one.
+  // Replicas kept in the warm tier, as spec'd (`current`'s counterpart; not counted in it): each
+  // loaded once, then asleep with its weights offloaded to host memory, waking in seconds. 0 on
+  // engines without one.
   int asleep = 0;
+  // Of them, those asleep now (`ready`'s counterpart): the rest are still loading, and waking
+  // one of those takes the rest of its cold start.
+  int asleep_ready = 0;
 };
 
 // The rule of the Decisions of a completed workload (ScaleState::completed), and of a training

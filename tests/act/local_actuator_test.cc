@@ -234,7 +234,7 @@ TEST_F(LocalActuatorTest, WarmTierSleepsWakesAndStopsTheSurplus) {
   ASSERT_TRUE(actuator_->ApplyTiers(ref_, 2, 1).ok());
   ASSERT_TRUE(WaitFor([&] {
     const ScaleState s = Observe();
-    return s.current == 2 && s.ready == 2 && s.asleep == 1;
+    return s.current == 2 && s.ready == 2 && s.asleep == 1 && s.asleep_ready == 1;
   })) << Observe().detail;
   EXPECT_EQ(Count(Events(2), "sleep"), 1);
   EXPECT_EQ(Count(Events(0), "sleep") + Count(Events(1), "sleep"), 0);
@@ -243,7 +243,9 @@ TEST_F(LocalActuatorTest, WarmTierSleepsWakesAndStopsTheSurplus) {
   EXPECT_EQ(eps->size(), 2u) << "an asleep replica takes no requests";
 
   ASSERT_TRUE(actuator_->ApplyTiers(ref_, 3, 0).ok());
-  ASSERT_TRUE(WaitFor([&] { return ReadyIs(3, 3) && Observe().asleep == 0; })) << Observe().detail;
+  ASSERT_TRUE(WaitFor([&] {
+    return ReadyIs(3, 3) && Observe().asleep == 0 && Observe().asleep_ready == 0;
+  })) << Observe().detail;
   EXPECT_EQ(Count(Events(2), "wake"), 1);
   EXPECT_EQ(Count(Events(2), "start"), 1) << "woken, not restarted";
   EXPECT_TRUE(Events(3).empty()) << "no cold replica was started";
@@ -251,7 +253,8 @@ TEST_F(LocalActuatorTest, WarmTierSleepsWakesAndStopsTheSurplus) {
   ASSERT_TRUE(actuator_->ApplyTiers(ref_, 1, 1).ok());
   ASSERT_TRUE(WaitFor([&] {
     const ScaleState s = Observe();
-    return s.current == 1 && s.ready == 1 && s.asleep == 1 && actuator_->Pids().size() == 2u;
+    return s.current == 1 && s.ready == 1 && s.asleep == 1 && s.asleep_ready == 1 &&
+           actuator_->Pids().size() == 2u;
   })) << Observe().detail;
   EXPECT_EQ(Count(Events(1), "sleep"), 1);
   EXPECT_EQ(Count(Events(2), "sigterm"), 1);
@@ -269,11 +272,14 @@ TEST_F(LocalActuatorTest, WarmTierDrivesTheModelServersSleepMode) {
     return r.ok() && r->body.find("\"is_sleeping\": true") != std::string::npos;
   };
   ASSERT_TRUE(actuator_->ApplyTiers(ref_, 1, 1).ok());
-  ASSERT_TRUE(WaitFor([&] { return Observe().asleep == 1 && ReadyIs(1, 1); })) << Observe().detail;
+  ASSERT_TRUE(WaitFor([&] { return Observe().asleep_ready == 1 && ReadyIs(1, 1); }))
+      << Observe().detail;
   EXPECT_TRUE(sleeping(1));
   EXPECT_FALSE(sleeping(0));
   ASSERT_TRUE(actuator_->ApplyTiers(ref_, 2, 0).ok());
-  ASSERT_TRUE(WaitFor([&] { return ReadyIs(2, 2) && Observe().asleep == 0; })) << Observe().detail;
+  ASSERT_TRUE(WaitFor([&] {
+    return ReadyIs(2, 2) && Observe().asleep == 0 && Observe().asleep_ready == 0;
+  })) << Observe().detail;
   EXPECT_FALSE(sleeping(1));
 }
 
@@ -283,7 +289,8 @@ TEST_F(LocalActuatorTest, WarmTierDrivesTheModelServersSleepMode) {
 TEST_F(LocalActuatorTest, WarmTierSlowWakeDoesNotHoldUpTheSupervisor) {
   ASSERT_TRUE(StartWith(Config(SleepingModelServers("60", "{timeout: 90s}")), 0).ok());
   ASSERT_TRUE(actuator_->ApplyTiers(ref_, 1, 1).ok());
-  ASSERT_TRUE(WaitFor([&] { return Observe().asleep == 1 && ReadyIs(1, 1); })) << Observe().detail;
+  ASSERT_TRUE(WaitFor([&] { return Observe().asleep_ready == 1 && ReadyIs(1, 1); }))
+      << Observe().detail;
   ASSERT_TRUE(actuator_->ApplyTiers(ref_, 3, 0).ok());
   ASSERT_TRUE(WaitFor([&] { return ReadyIs(3, 2); })) << Observe().detail;
   const ScaleState s = Observe();

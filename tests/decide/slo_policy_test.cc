@@ -63,8 +63,10 @@ struct Harness {
     one(signals::kLatencyP99S, x.latency_p99_s);
     if (x.kv_usage >= 0) one(signals::kKvCacheUsage, x.kv_usage);
     PolicyInput in{signals, current, ready, now, std::nullopt, std::nullopt, std::nullopt, 0};
+    in.asleep = asleep;
+    in.asleep_ready = asleep_ready;
     Recommendation r = policy->Recommend(in, state);
-    if (r.valid) current = ready = r.desired;
+    if (r.valid && follow) current = ready = r.desired;
     return r;
   }
   // Two hours of a steady 100 requests/s: long enough to learn a capacity.
@@ -77,6 +79,9 @@ struct Harness {
   bool report_kv = false;
   int current = 0;
   int ready = 0;
+  int asleep = 0;
+  int asleep_ready = 0;
+  bool follow = true;  // the replicas follow the recommendation (else the test sets the counts)
   double t = 0;
 };
 
@@ -206,6 +211,37 @@ TEST(SloPolicy, WarmTierSplitsTheSizeAndStaysWithinMax) {
     EXPECT_GE(r.asleep, 0) << r.reason;
     EXPECT_LE(r.asleep, 3) << r.reason;
     EXPECT_LE(r.desired + r.asleep, 20) << r.reason;
+  }
+}
+
+// The wake lead is measured, not taken from `wake:`: sleepers woken into the awake count that
+// take 60 s to serve (a slow host-to-GPU copy, not vLLM's seconds) move the awake sizing's lead
+// a third of the way from the configured 5 s toward 60 s per wake.
+TEST(SloPolicy, WarmTierMeasuresTheWake) {
+  config::ConfigErrors errs;
+  const config::ConfigNode node = config::ParseConfig(
+      "name: slo\nslo: {ttft_s: 2, latency_s: 20}\nwarm: {wake: 5s}\n", "policy.yaml", errs);
+  WorkloadContext ctx;
+  ctx.cold_start_s = 300;
+  ctx.max_replicas = 50;
+  Harness h(4);
+  h.policy = SloPolicy::Make(node, ctx);
+  ASSERT_TRUE(errs.empty()) << errs.ToStatus().message();
+  h.WarmUp();
+  h.follow = false;
+  double wake_s = 5;
+  for (int wake = 0; wake < 3; ++wake) {
+    h.current = h.ready = 4;
+    h.asleep = h.asleep_ready = 3;
+    h.At(h.Modelled(100, 4));
+    h.current = 6;  // two woken
+    h.asleep = h.asleep_ready = 1;
+    for (int i = 0; i < 4; ++i) h.At(h.Modelled(100, 4));
+    h.ready = 6;  // 60 s after the wake was asked for
+    const Recommendation r = h.At(h.Modelled(100, 6));
+    wake_s += (60 - wake_s) / 3;
+    EXPECT_NEAR(FactOf(r, "warm_lead_s"), wake_s + 15, 1e-6) << r.reason;
+    EXPECT_EQ(FactOf(r, "wake_measurements"), wake + 1) << r.reason;
   }
 }
 

@@ -106,6 +106,37 @@ TEST(InferenceService, WarmTierWakesInTheWakeTimeNotAColdStart) {
   EXPECT_NEAR(sum.serving->warm->gpu_hours_asleep, 10 / 3600.0, 1e-9);
 }
 
+// The engine reports the tier as spec'd (asleep) and, of it, what is asleep now
+// (asleep_ready), as the local engine does: a sleeper added now loads for its cold start (300 s)
+// before it is asleep, and waking it then would take the rest of that, not the wake time.
+TEST(InferenceService, WarmTierReportsSleepersStillLoadingApart) {
+  Running run(true);
+  ASSERT_TRUE(run.svc->ApplyTiers(2, 1).ok());
+  EXPECT_EQ(run.svc->Observe()->asleep, 1);
+  EXPECT_EQ(run.svc->Observe()->asleep_ready, 0) << "still loading";
+  run.q.RunUntil(AtSeconds(309));
+  EXPECT_EQ(run.svc->Observe()->asleep_ready, 0);
+  run.q.RunUntil(AtSeconds(311));
+  EXPECT_EQ(run.svc->Observe()->asleep, 1);
+  EXPECT_EQ(run.svc->Observe()->asleep_ready, 1) << "loaded, then put to sleep";
+}
+
+// A wake takes the sleeper that serves soonest: one asleep (the wake time) before one still
+// loading (the rest of its cold start), whichever was added last.
+TEST(InferenceService, WarmTierWakesALoadedSleeperBeforeALoadingOne) {
+  Running run(true);
+  ASSERT_TRUE(run.svc->ApplyTiers(1, 1).ok());  // one of the two ready ones to sleep
+  run.q.RunUntil(AtSeconds(20));
+  ASSERT_TRUE(run.svc->ApplyTiers(1, 2).ok());  // and one more, loading until 320 s
+  run.q.RunUntil(AtSeconds(30));
+  ASSERT_EQ(run.svc->Observe()->asleep_ready, 1);
+  ASSERT_TRUE(run.svc->ApplyTiers(2, 1).ok());
+  run.q.RunUntil(AtSeconds(35));
+  EXPECT_EQ(run.svc->Observe()->ready, 2) << "the asleep one woke in wake_s (5 s)";
+  EXPECT_EQ(run.svc->Observe()->asleep, 1);
+  EXPECT_EQ(run.svc->Observe()->asleep_ready, 0) << "the loading one stays in the tier";
+}
+
 TEST(InferenceService, NoWarmTierRefusesAsleepReplicasWithAReason) {
   Running run(false);
   InferenceService& svc = *run.svc;

@@ -87,8 +87,12 @@ Recommendation SloPolicy::Recommend(const PolicyInput& in, PersistentState& stat
   state.Set(kClock, now_s);
   const Inputs x = Read(in);
   serving::LeadLearner lead_learner(cfg_.cold_start_s, state, "slo.");
-  const double lead_s =
-      lead_learner.Observe(in.current, in.ready, in.asleep, now_s) + cfg_.control_period_s;
+  const serving::LeadLearner::Counts counts{in.current, in.ready, in.asleep, in.asleep_ready};
+  const double lead_s = lead_learner.Observe(counts, now_s) + cfg_.control_period_s;
+  if (cfg_.warm.on) {
+    serving::LeadLearner(cfg_.warm.wake_s, state, "slo.", serving::LeadLearner::Kind::kWake)
+        .Observe(counts, now_s);
+  }
   serving::CapacityLearner learner(cfg_.capacity, state, "slo.cap.");
 
   if (!x.demand->ok()) {
@@ -205,7 +209,9 @@ int SloPolicy::SplitWarm(const PolicyInput& in, PersistentState& state, double c
                          int total, int drain, double insured, Recommendation& r) const {
   total = std::max(total, NeedFor(insured, c));
   const double now_s = SinceEpochSeconds(in.now);
-  const double lead_s = cfg_.warm.wake_s + cfg_.control_period_s;
+  const serving::LeadLearner wake(cfg_.warm.wake_s, state, "slo.",
+                                  serving::LeadLearner::Kind::kWake);
+  const double lead_s = wake.estimate() + cfg_.control_period_s;
   serving::DemandForecast forecast(cfg_.forecast, state, "slo.d.");
   const double f = forecast.Forecast(lead_s, now_s);
   serving::Headroom headroom(cfg_.headroom, state, "slo.hw.");
@@ -218,6 +224,7 @@ int SloPolicy::SplitWarm(const PolicyInput& in, PersistentState& state, double c
   r.asleep = std::clamp(total - awake, 0,
                         std::max(0, std::min(cfg_.warm.max_asleep, cfg_.max_replicas - awake)));
   r.facts.push_back({"warm_lead_s", lead_s});
+  r.facts.push_back({"wake_measurements", static_cast<double>(wake.measurements())});
   r.facts.push_back({"awake_need", awake});
   r.facts.push_back({"asleep", r.asleep});
   StrAppend(r.reason, "; warm tier: ", awake, " awake (wake lead ", Num(lead_s), " s), ", r.asleep,

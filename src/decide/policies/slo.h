@@ -15,7 +15,7 @@
 //           plus draining it: keeping it any shorter costs more than it saves
 //   breach: the SLO is broken now with requests waiting: enough to drain the queue in one period
 //   desired = max(up, hold, breach), at least 1 (0 only with min_replicas 0)
-//   warm tier (optional): awake = the same over the wake lead (wake time + one period) with
+//   warm tier (optional): awake = the same over the wake lead (measured wake + one period) with
 //           its own headroom and a hold of wake + drain; asleep = desired - awake (the burst
 //           insurance, waking in seconds instead of a cold start)
 //
@@ -57,7 +57,7 @@ struct SloConfig {
   // needed only within the cold-start lead are kept asleep. Off unless `warm:` is given.
   struct Warm {
     bool on = false;
-    double wake_s = 5;     // how long an asleep replica takes to serve again
+    double wake_s = 5;     // how long an asleep replica takes to serve again (a prior: measured)
     int max_asleep = 100;  // the most kept asleep
     // Sleepers cost a fraction of an awake replica, so they insure past the awake sizing: the
     // tier holds the forecast over the cold-start lead plus `reserve` times its headroom.

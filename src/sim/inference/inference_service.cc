@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <unordered_map>
 
 #include "core/numeric.h"
 #include "core/signal.h"
@@ -86,6 +87,7 @@ Result<ScaleState> InferenceService::Observe() {
   s.asleep = static_cast<int>(asleep_.size());
   for (const auto& v : engine_->Replicas()) {
     if (v.state == ReplicaState::kReady) ++s.ready;
+    if (v.state == ReplicaState::kAsleep) ++s.asleep_ready;
   }
   return s;
 }
@@ -136,17 +138,19 @@ Status InferenceService::ApplyTiers(int awake, int asleep) {
   const int64_t now = engine_->now_ns();
   const int64_t cold_at = now + SaturatingNanos(spec_->ColdStartSeconds());
   const int64_t wake_at = now + SaturatingNanos(spec_->wake_s);
-  // More awake: wake the warm tier first (newest first), then start cold ones.
+  // More awake: wake the warm tier first (those that would serve soonest), then start cold ones.
+  SortWarmTier();
+  size_t woken = 0;
   while (static_cast<int>(active_.size()) < awake) {
-    if (asleep_.empty()) {
+    if (woken == asleep_.size()) {
       active_.push_back(engine_->AddReplica(cold_at));
       continue;
     }
-    const int id = asleep_.back();
-    asleep_.pop_back();
+    const int id = asleep_[woken++];
     engine_->WakeReplica(id, wake_at);
     active_.push_back(id);
   }
+  asleep_.erase(asleep_.begin(), asleep_.begin() + static_cast<std::ptrdiff_t>(woken));
   // Fewer awake: to sleep while the warm tier wants more, else gone.
   if (static_cast<int>(active_.size()) > awake) {
     const std::vector<int> order = ReleaseOrder();
@@ -161,6 +165,7 @@ Status InferenceService::ApplyTiers(int awake, int asleep) {
       }
     }
   }
+  SortWarmTier();
   while (static_cast<int>(asleep_.size()) > asleep) {
     engine_->RemoveReplica(asleep_.back());
     asleep_.pop_back();
@@ -169,6 +174,15 @@ Status InferenceService::ApplyTiers(int awake, int asleep) {
     asleep_.push_back(engine_->AddReplica(cold_at, /*asleep_when_ready=*/true));
   }
   return Status::Ok();
+}
+
+void InferenceService::SortWarmTier() {
+  std::unordered_map<int, int> rank;  // id -> 0 going to sleep, 1 asleep, 2 loading
+  for (const ReplicaView& v : engine_->Replicas()) {
+    rank[v.id] = v.state == ReplicaState::kSleeping ? 0 : v.state == ReplicaState::kAsleep ? 1 : 2;
+  }
+  std::stable_sort(asleep_.begin(), asleep_.end(),
+                   [&](int a, int b) { return rank[a] != rank[b] ? rank[a] < rank[b] : a < b; });
 }
 
 double InferenceService::GpuHoursPriced() const {

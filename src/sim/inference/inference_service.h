@@ -71,6 +71,10 @@ class InferenceService final : public SimWorkload {
   // Awake replicas (starting, waking, ready) in the order to release them: starting ones first,
   // newest first, then the least loaded ready ones.
   std::vector<int> ReleaseOrder() const;
+  // Sorts the warm tier by how soon each would serve if woken (going to sleep: at once; asleep:
+  // the wake time; still loading: the rest of its cold start, the older first). Waking takes
+  // from the front, dropping a surplus from the back.
+  void SortWarmTier();
   double GpuHoursPriced() const;  // awake + asleep x the warm tier's cost fraction
 
   std::vector<int> active_;  // replica ids not being removed, oldest first
