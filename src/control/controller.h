@@ -183,6 +183,7 @@ class Controller {
     bool steered = false;           // an operator's pause or pin shaped this tick's decision
     std::optional<int> pool_limit;  // PolicyInput::pool_limit for the next tick
     std::deque<std::pair<double, int>> wants;  // (t_s, want) over the pool's trend window
+    int64_t owed_gpus = 0;  // kept for it while it waits to regrow whole (OwedGpus)
     size_t collect_id = 0;
     std::vector<size_t> signal_slots;  // binding.signals[k] -> its slot in `signals`
     bool completed = false;            // the engine said so on the last Observe
@@ -209,6 +210,10 @@ class Controller {
   std::optional<int> PoolRoom(Workload& w, int current, std::optional<int> engine,
                               TimePoint now) const;
   bool HoldsForWholeRegrowth(Workload& w, int current, int64_t free_replicas, TimePoint now) const;
+  // GPUs the pool took from a job for a peak that it waits to get back in one step (while
+  // HoldsForWholeRegrowth may hold it): not lent to another job meanwhile, else that job pays a
+  // restart for GPUs the waiting one is owed. 0 once it is whole again or done waiting.
+  int64_t OwedGpus(const Workload& w, int size, TimePoint now) const;
   // What lent GPUs are expected to last for the elastic workload (PolicyInput::pool_lease).
   std::optional<PolicyInput::Lease> LeaseOf(const Workload& w, int current) const;
   // Opens or closes the workload's loan (PoolLoans) from its grant.
@@ -262,8 +267,9 @@ class Controller {
   Allocation last_allocation_;                           // for PoolRoom and the API
   std::deque<std::pair<double, int64_t>> idle_history_;  // (t_s, idle GPUs) after allocations
   std::optional<int64_t> last_elastic_idle_;             // StableIdle at the last allocation
-  PoolLoans loans_;                                      // GPUs lent to elastic workloads
-  std::optional<double> loan_estimate_;                  // loans_.Expected at the last allocation
+  int64_t owed_gpus_ = 0;                // sum of the workloads' owed_gpus at the last allocation
+  PoolLoans loans_;                      // GPUs lent to elastic workloads
+  std::optional<double> loan_estimate_;  // loans_.Expected at the last allocation
   std::string last_pool_note_;
   mutable std::mutex reason_mu_;  // guards not_applying_reason_
   std::string not_applying_reason_;

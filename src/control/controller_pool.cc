@@ -76,6 +76,7 @@ std::optional<int> Controller::PoolRoom(Workload& w, int current, std::optional<
   // the delay is 0), less what is granted.
   int64_t idle = last_allocation_.pool_gpus - last_allocation_.granted_gpus;
   if (last_elastic_idle_) idle = std::min(idle, *last_elastic_idle_);
+  idle = std::max<int64_t>(0, idle - (owed_gpus_ - w.owed_gpus));  // kept for others' regrowth
   int64_t borrow_room = t.borrow_limit ? t.guaranteed + *t.borrow_limit - u.granted : idle;
   const int64_t room = std::max(std::min(idle, borrow_room), t.guaranteed - u.granted);
   const int64_t replicas = std::max<int64_t>(0, room) / std::max(1, m.gpus_per_replica);
@@ -101,6 +102,15 @@ bool Controller::HoldsForWholeRegrowth(Workload& w, int current, int64_t free_re
   const double since = w.pool_state.Get(kPartialSince, now_s);
   w.pool_state.Set(kPartialSince, since);
   return now_s - since < HoldSeconds(*pool_spec_, *w.binding.pool);
+}
+
+int64_t Controller::OwedGpus(const Workload& w, int size, TimePoint now) const {
+  const PoolMember& m = *w.binding.pool;
+  const int owed = static_cast<int>(w.pool_state.Get(kShrunkFrom, 0)) - size;
+  if (owed <= 0 || pool_spec_->reclaim == ReclaimMode::kWholeJob) return 0;
+  const double since = w.pool_state.Get(kPartialSince, -1);
+  if (since >= 0 && SinceEpochSeconds(now) - since >= HoldSeconds(*pool_spec_, m)) return 0;
+  return static_cast<int64_t>(owed) * m.gpus_per_replica;
 }
 
 std::optional<PolicyInput::Lease> Controller::LeaseOf(const Workload& w, int current) const {
@@ -200,9 +210,13 @@ void Controller::AllocatePool(std::vector<Decision>& ds, const std::vector<char>
     idle_history_.emplace_back(SinceEpochSeconds(now),
                                last_allocation_.pool_gpus - last_allocation_.granted_gpus);
   }
+  owed_gpus_ = 0;
   for (size_t k = 0; k < index.size(); ++k) {
     Workload& w = *workloads_[index[k]];
     RecordPool(w, ds[index[k]], in.claims[k], last_allocation_.grants[k], now);
+    w.owed_gpus =
+        last_allocation_.pool_known ? OwedGpus(w, last_allocation_.grants[k].replicas, now) : 0;
+    owed_gpus_ += w.owed_gpus;
     if (w.binding.pool->elastic && last_allocation_.pool_known) {
       TrackLoan(w, in.claims[k], last_allocation_.grants[k], SinceEpochSeconds(now));
     }

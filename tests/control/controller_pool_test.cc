@@ -327,6 +327,32 @@ TEST(ControllerPool, AJobShrunkForAPeakGrowsBackInOneStep) {
   }
 }
 
+// What a job lost for a peak is kept for it while it waits to grow back in one step: another
+// job wanting more does not borrow the first GPUs the service frees (it would pay a restart for
+// GPUs owed to the waiting job), and the waiting job comes back whole once the service is down.
+// bert (2-GPU nodes) is shrunk 6 -> 4 for chat's peak; chat steps down 8 -> 6 -> 4; roberta
+// (1-GPU replicas, at 1) wants 4 throughout.
+TEST(ControllerPool, GpusAJobWaitsForAreNotLentToAnother) {
+  PoolSpec spec = TwoTenants();
+  spec.size = 17;
+  spec.lend_delay_s = 0;
+  Harness h(nullptr, false, spec, /*bert_job=*/true);
+  h.pool.gpus = 17;
+  h.Add("roberta", 1, 1, 1, /*elastic=*/true, false, /*job=*/true);
+  h.act.Set("ns/roberta", 1, 1);
+  h.src.Set("want_roberta", {4});
+  h.Tick(15);
+  h.Want(8, 6);
+  auto ds = h.Tick(30);
+  ASSERT_EQ(ds[1].constrained, 4) << ds[1].Summary();
+  for (double t = 45; t <= 915; t += 15) {
+    h.Want(t >= 900 ? 4 : t >= 660 ? 6 : 8, 6);
+    ds = h.Tick(t);
+    ASSERT_EQ(ds[2].constrained, 1) << "at " << t << " s: " << ds[2].Summary();
+  }
+  EXPECT_EQ(ds[1].constrained, 6) << "bert whole again in one step: " << ds[1].Summary();
+}
+
 TEST(ControllerPool, TheHoldSurvivesARestart) {
   store::MemoryStore store;
   {
