@@ -4,14 +4,11 @@
 //
 // - on the trace: the example's own arrivals replayed on a fixed number of ready replicas, for
 //   sizes on a 15% grid from 1 to its max_replicas. Every 15 s window (the engine's metrics
-//   window) is evidence as slo's learner reads it: its load is the most arrivals per second
-//   per replica of the windows over the last latency bound (which its slowest requests arrived
-//   in); it held when its p99 TTFT and latency were within (1 - margin) of the SLO (margin
-//   0.15, CapacityParams); a window whose quantiles may still carry a backlog (requests waited
-//   within the latency bound before) is left out, and one whose queue grew since the last is a
-//   break. Windows go into 8% load bins; the capacity is the top of the highest bin (of 4 or more
-//   windows) where most held, below the lowest where most broke: what the learner's bins
-//   converge to once every load has been seen.
+//   window) goes to slo's own CapacityLearner as slo hands it over (its arrivals per second per
+//   replica, its p99s, whether they may still carry a backlog, a growing queue), with nothing
+//   forgotten: the capacity is the learner's `held_at` once it has seen every load, i.e. what its
+//   bins converge to (a window held when its p99s were within 85% of the SLO; the learner
+//   credits it to the most load over the last latency bound).
 // - steady: Poisson arrivals at a rate per replica on a 4% grid, on 8 replicas, the request
 //   sizes drawn from the trace (its prompts and answers, not its timing), for 31 minutes: the
 //   highest rate at which most windows held at it and at every rate below, and the highest at
@@ -26,13 +23,14 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <deque>
-#include <map>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "core/numeric.h"
+#include "core/state.h"
+#include "decide/serving/capacity_learner.h"
+#include "inference_examples.h"
 #include "sim/inference/inference_spec.h"
 #include "sim/inference/serving_engine.h"
 #include "sim/runner.h"
@@ -40,6 +38,10 @@
 
 namespace {
 
+using aiscale::PersistentState;
+using aiscale::decide::serving::CapacityLearner;
+using aiscale::decide::serving::CapacityParams;
+using aiscale::decide::serving::CapacitySample;
 using aiscale::sim::inference::EngineOptions;
 using aiscale::sim::inference::InferenceSpec;
 using aiscale::sim::inference::ServingEngine;
@@ -89,13 +91,10 @@ Point RunAt(const EngineOptions& o, const std::vector<TraceRequest>& sizes, doub
   return {rate, windows ? static_cast<double>(held) / windows : 0, e.stats().Attainment()};
 }
 
-// Decayless bins of the learner's evidence: index -> (held, broke) windows.
-using Bins = std::map<int64_t, std::pair<double, double>>;
-constexpr double kBinRatio = 1.08;  // CapacityParams::bin_ratio
-constexpr double kMinWeight = 4;
-
-// Replays the trace on `n` ready replicas and adds its windows' evidence to `bins`.
-void ReplayOn(const EngineOptions& o, const std::vector<TraceRequest>& trace, int n, Bins& bins) {
+// Replays the trace on `n` ready replicas, its windows fed to `learner` as slo feeds it (the
+// load per replica, the p99s, whether they may carry a backlog, a growing queue), from t0_s on.
+void ReplayOn(const EngineOptions& o, const std::vector<TraceRequest>& trace, int n,
+              CapacityLearner& learner, double t0_s) {
   ServingEngine e(o);
   for (int i = 0; i < n; ++i) e.AddReplica(0);
   const int64_t window_ns = static_cast<int64_t>(o.window_s * kSecond);
@@ -103,28 +102,24 @@ void ReplayOn(const EngineOptions& o, const std::vector<TraceRequest>& trace, in
   int64_t next_window = window_ns;
   int64_t queue_seen = -backlog_ns - 1;
   size_t prev_queue = 0;
-  std::deque<std::pair<int64_t, double>> recent;  // (window end, its load)
   auto close_windows = [&](int64_t upto) {
     for (; next_window <= upto; next_window += window_ns) {
       e.AdvanceTo(next_window);
       const size_t queue = e.queue_len();
-      const bool saturated = queue > 0 && prev_queue > 0 && queue >= prev_queue;
-      const bool clean = queue == 0 && next_window - queue_seen > backlog_ns;
+      CapacitySample s;
+      s.saturated = queue > 0 && prev_queue > 0 && queue >= prev_queue;
+      s.clean = queue == 0 && next_window - queue_seen > backlog_ns;
       if (queue > 0) queue_seen = next_window;
       prev_queue = queue;
-      // As the learner credits a window: to the most load over the last latency bound, which
-      // its slowest requests arrived in.
-      recent.emplace_back(next_window, e.stats().ArrivalRate(next_window) / n);
-      while (recent.front().first < next_window - backlog_ns) recent.pop_front();
-      double load = 0;
-      for (const auto& r : recent) load = std::max(load, r.second);
-      if (load <= 0 || !(saturated || clean)) continue;
+      const double rate = e.stats().ArrivalRate(next_window);
+      s.load = rate / n;
+      s.requests = rate * o.window_s;
+      if (s.load <= 0) continue;
       const double ttft = e.stats().WindowQuantile(next_window, 0.99, true);
       const double lat = e.stats().WindowQuantile(next_window, 0.99, false);
-      const bool held = !saturated && ttft <= (1 - kMargin) * o.slo.ttft_s &&
-                        lat <= (1 - kMargin) * o.slo.latency_s;
-      auto& bin = bins[static_cast<int64_t>(std::floor(std::log(load) / std::log(kBinRatio)))];
-      (held ? bin.first : bin.second) += 1;
+      if (ttft > 0) s.ttft_p99_s = ttft;
+      if (lat > 0) s.latency_p99_s = lat;
+      learner.Observe(s, t0_s + static_cast<double>(next_window) / kSecond);
     }
   };
   for (const TraceRequest& q : trace) {
@@ -133,41 +128,24 @@ void ReplayOn(const EngineOptions& o, const std::vector<TraceRequest>& trace, in
   }
 }
 
-// The learner's reading of its bins: share broke fitted non-decreasing in the load (adjacent
-// violators pooled), then the top of the highest block where most held below the lowest block
-// where most broke.
-double CapacityOf(const Bins& bins) {
-  struct Block {
-    int64_t lo, hi;
-    double held, broke;
-    double Share() const { return broke / std::max(held + broke, 1e-12); }
-  };
-  std::vector<Block> blocks;
-  for (const auto& [k, hb] : bins) {
-    blocks.push_back({k, k, hb.first, hb.second});
-    while (blocks.size() > 1 && blocks[blocks.size() - 2].Share() > blocks.back().Share()) {
-      Block& a = blocks[blocks.size() - 2];
-      a.hi = blocks.back().hi;
-      a.held += blocks.back().held;
-      a.broke += blocks.back().broke;
-      blocks.pop_back();
-    }
-  }
-  double held_at = 0;
-  for (const Block& b : blocks) {
-    if (b.held + b.broke < kMinWeight) continue;
-    if (b.Share() > 0.5) break;
-    held_at = std::pow(kBinRatio, static_cast<double>(b.hi + 1));
-  }
-  return held_at;
-}
-
+// The highest load at which slo's learner, fed every size's windows and forgetting none, finds
+// that the SLO held (its held_at).
 double OnTheTrace(const EngineOptions& o, const std::vector<TraceRequest>& trace, int peak) {
-  Bins bins;
+  CapacityParams p;
+  p.ttft_slo_s = o.slo.ttft_s;
+  p.latency_slo_s = o.slo.latency_s;
+  p.miss_share = 1 - o.slo.attainment;
+  p.half_life_s = 1e15;  // every load weighs alike, whenever it was seen
+  PersistentState state;
+  CapacityLearner learner(p, state, "c.");
+  const double span_s = trace.empty() ? 0 : static_cast<double>(trace.back().arrival_ns) / kSecond;
+  double t0 = 0;
   for (double n = 1; n <= std::max(peak, 1); n = std::max(n + 1, std::round(n * 1.15))) {
-    ReplayOn(o, trace, static_cast<int>(n), bins);
+    ReplayOn(o, trace, static_cast<int>(n), learner, t0);
+    t0 += span_s + 86400;
   }
-  return CapacityOf(bins);
+  CapacitySample none;
+  return learner.Observe(none, t0).held_at;
 }
 
 // The capacity slo's learner holds at the end of the example's slo run (0: no slo run).
@@ -242,13 +220,5 @@ int RunOne(const std::string& file) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const std::vector<std::string> files = {
-      "examples/inference-azure-code.yaml", "examples/inference-azure-conv.yaml",
-      "examples/inference-mooncake.yaml", "examples/inference-alibaba-genai.yaml"};
-  int rc = 0;
-  for (const auto& f : files) {
-    if (argc > 1 && f.find(argv[1]) == std::string::npos) continue;
-    rc |= RunOne(f);
-  }
-  return rc;
+  return aiscale::bench::ForEachInferenceExample(argc, argv, RunOne);
 }

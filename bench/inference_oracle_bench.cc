@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "inference_examples.h"
 #include "sim/inference/inference_spec.h"
 #include "sim/inference/oracle.h"
 #include "sim/scenario.h"
@@ -59,16 +60,9 @@ int RunOne(const std::string& file, const std::vector<double>& intervals) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const std::vector<std::string> files = {
-      "examples/inference-azure-code.yaml", "examples/inference-azure-conv.yaml",
-      "examples/inference-mooncake.yaml", "examples/inference-alibaba-genai.yaml"};
   std::vector<double> intervals;
   for (int i = 2; i < argc; ++i) intervals.push_back(std::atof(argv[i]));
   if (intervals.empty()) intervals = {15, 60, 300, 1800};
-  int rc = 0;
-  for (const auto& f : files) {
-    if (argc > 1 && std::string(argv[1]) != "all" && f.find(argv[1]) == std::string::npos) continue;
-    rc |= RunOne(f, intervals);
-  }
-  return rc;
+  return aiscale::bench::ForEachInferenceExample(
+      argc, argv, [&](const std::string& f) { return RunOne(f, intervals); });
 }

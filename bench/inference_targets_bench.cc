@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "inference_examples.h"
 #include "report/run_summary.h"
 #include "sim/report.h"
 #include "sim/runner.h"
@@ -61,13 +62,5 @@ int RunOne(const std::string& file) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const std::vector<std::string> files = {
-      "examples/inference-azure-code.yaml", "examples/inference-azure-conv.yaml",
-      "examples/inference-mooncake.yaml", "examples/inference-alibaba-genai.yaml"};
-  int rc = 0;
-  for (const auto& f : files) {
-    if (argc > 1 && f.find(argv[1]) == std::string::npos) continue;
-    rc |= RunOne(f);
-  }
-  return rc;
+  return aiscale::bench::ForEachInferenceExample(argc, argv, RunOne);
 }
