@@ -232,6 +232,9 @@ TEST_F(LocalActuatorTest, ScalesZeroToThreeToOneToZeroWithHttpReadiness) {
 TEST_F(LocalActuatorTest, WarmTierSleepsWakesAndStopsTheSurplus) {
   ASSERT_TRUE(StartWith(Config(std::string(kHttpServer) + "  warm_tier: {}\n"), 0).ok());
   ASSERT_TRUE(actuator_->ApplyTiers(ref_, 2, 1).ok());
+  const ScaleState first = Observe();
+  EXPECT_EQ(first.asleep, 1) << "the tier as spec'd, at once (the Controller compares it)";
+  EXPECT_EQ(first.asleep_ready, 0) << "nothing is asleep before it has loaded";
   ASSERT_TRUE(WaitFor([&] {
     const ScaleState s = Observe();
     return s.current == 2 && s.ready == 2 && s.asleep == 1 && s.asleep_ready == 1;
