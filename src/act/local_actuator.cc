@@ -177,15 +177,16 @@ Result<ScaleState> LocalActuator::Observe(const WorkloadRef& ref) {
   s.current = desired_;
   s.asleep = asleep_desired_;
   int seen = 0;
-  // Only the lowest `desired_` replicas serve: the rest are kept asleep or about to be stopped.
+  // Only the lowest `desired_` replicas serve; the next `asleep_desired_` are the warm tier, and
+  // the rest are about to be stopped.
   for (const auto& [index, r] : replicas_) {
-    if (seen++ >= desired_) {
-      if (r.pid != 0 && r.asleep) ++s.asleep_ready;
+    const int rank = seen++;
+    if (rank >= desired_) {
+      if (rank < desired_ + asleep_desired_ && r.pid != 0 && r.asleep) ++s.asleep_ready;
       continue;
     }
     if (r.pid != 0 && r.ready && !r.asleep) ++s.ready;
   }
-  s.asleep_ready = std::min(s.asleep_ready, s.asleep);  // the surplus is being stopped
   s.completed = job_done_;
   if (s.ready < s.current || job_done_) s.detail = DetailLocked(clock_.Now());
   return s;

@@ -212,7 +212,8 @@ class Controller {
   bool HoldsForWholeRegrowth(Workload& w, int current, int64_t free_replicas, TimePoint now) const;
   // GPUs the pool took from a job for a peak that it waits to get back in one step (while
   // HoldsForWholeRegrowth may hold it): not lent to another job meanwhile, else that job pays a
-  // restart for GPUs the waiting one is owed. 0 once it is whole again or done waiting.
+  // restart for GPUs the waiting one is owed. 0 once it is whole again, completed, or done
+  // waiting (one hold past its regrowth hold at most).
   int64_t OwedGpus(const Workload& w, int size, TimePoint now) const;
   // What lent GPUs are expected to last for the elastic workload (PolicyInput::pool_lease).
   std::optional<PolicyInput::Lease> LeaseOf(const Workload& w, int current) const;

@@ -76,7 +76,9 @@ std::optional<int> Controller::PoolRoom(Workload& w, int current, std::optional<
   // the delay is 0), less what is granted.
   int64_t idle = last_allocation_.pool_gpus - last_allocation_.granted_gpus;
   if (last_elastic_idle_) idle = std::min(idle, *last_elastic_idle_);
-  idle = std::max<int64_t>(0, idle - (owed_gpus_ - w.owed_gpus));  // kept for others' regrowth
+  // Kept for jobs waiting to regrow; those waiting share what is idle as before (each kept
+  // from the others would leave it idle for all).
+  if (w.owed_gpus == 0) idle = std::max<int64_t>(0, idle - owed_gpus_);
   int64_t borrow_room = t.borrow_limit ? t.guaranteed + *t.borrow_limit - u.granted : idle;
   const int64_t room = std::max(std::min(idle, borrow_room), t.guaranteed - u.granted);
   const int64_t replicas = std::max<int64_t>(0, room) / std::max(1, m.gpus_per_replica);
@@ -107,9 +109,13 @@ bool Controller::HoldsForWholeRegrowth(Workload& w, int current, int64_t free_re
 int64_t Controller::OwedGpus(const Workload& w, int size, TimePoint now) const {
   const PoolMember& m = *w.binding.pool;
   const int owed = static_cast<int>(w.pool_state.Get(kShrunkFrom, 0)) - size;
-  if (owed <= 0 || pool_spec_->reclaim == ReclaimMode::kWholeJob) return 0;
+  if (owed <= 0 || w.completed || pool_spec_->reclaim == ReclaimMode::kWholeJob) return 0;
+  // Kept for one hold past its regrowth hold at most, and for one hold once part came free:
+  // what frees up may never make a whole replica of it, and it may never want it back.
+  const double now_s = SinceEpochSeconds(now), hold = HoldSeconds(*pool_spec_, m);
+  if (now_s - w.pool_state.Get(kShrunkAt, now_s) >= 2 * hold) return 0;
   const double since = w.pool_state.Get(kPartialSince, -1);
-  if (since >= 0 && SinceEpochSeconds(now) - since >= HoldSeconds(*pool_spec_, m)) return 0;
+  if (since >= 0 && now_s - since >= hold) return 0;
   return static_cast<int64_t>(owed) * m.gpus_per_replica;
 }
 

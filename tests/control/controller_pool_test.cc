@@ -353,6 +353,33 @@ TEST(ControllerPool, GpusAJobWaitsForAreNotLentToAnother) {
   EXPECT_EQ(ds[1].constrained, 6) << "bert whole again in one step: " << ds[1].Summary();
 }
 
+// The reservation ends: a service that settles one GPU short of a whole node of bert's leaves a
+// GPU bert cannot use; roberta gets it once bert has waited one hold past its regrowth hold
+// (shrunk at 30 s, holds of 600 s: from 1,230 s), not never.
+TEST(ControllerPool, GpusKeptForAWaitingJobAreLentOnceItWaitedAHold) {
+  PoolSpec spec = TwoTenants();
+  spec.size = 17;
+  spec.lend_delay_s = 0;
+  Harness h(nullptr, false, spec, /*bert_job=*/true);
+  h.pool.gpus = 17;
+  h.Add("roberta", 1, 1, 1, /*elastic=*/true, false, /*job=*/true);
+  h.act.Set("ns/roberta", 1, 1);
+  h.src.Set("want_roberta", {4});
+  h.Tick(15);
+  h.Want(8, 6);
+  auto ds = h.Tick(30);
+  ASSERT_EQ(ds[1].constrained, 4) << ds[1].Summary();
+  for (double t = 45; t <= 1260; t += 15) {
+    h.Want(t >= 660 ? 7 : 8, 6);
+    ds = h.Tick(t);
+    if (t < 1230) {
+      ASSERT_EQ(ds[2].constrained, 1) << "at " << t << " s: " << ds[2].Summary();
+    }
+  }
+  EXPECT_EQ(ds[2].constrained, 2) << ds[2].Summary();
+  EXPECT_EQ(ds[1].constrained, 4) << "no whole node of bert's came free: " << ds[1].Summary();
+}
+
 TEST(ControllerPool, TheHoldSurvivesARestart) {
   store::MemoryStore store;
   {

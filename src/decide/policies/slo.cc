@@ -28,6 +28,7 @@ std::optional<double> Largest(const SignalSnapshot& s) {
 struct SloPolicy::Inputs {
   const SignalSnapshot* demand = nullptr;
   std::optional<double> ttft, latency;
+  size_t latency_sources = 1;         // instances the latency quantile is the largest of
   std::optional<double> utilization;  // mean KV cache in use per replica, 0-1
   double queue = 0;
   std::string bad;  // why this tick's input is not to be trusted; empty when it is
@@ -61,6 +62,7 @@ SloPolicy::Inputs SloPolicy::Read(const PolicyInput& in) const {
   invalid(signals::kQueueLen, queue);
   x.ttft = Largest(ttft);
   x.latency = Largest(latency);
+  if (latency.ok()) x.latency_sources = std::max<size_t>(1, latency.instances.size());
   if (queue.ok()) x.queue = queue.sum;
   const SignalSnapshot& kv = in.signals.Get(signals::kKvCacheUsage);
   invalid(signals::kKvCacheUsage, kv);
@@ -123,9 +125,10 @@ Recommendation SloPolicy::Recommend(const PolicyInput& in, PersistentState& stat
     s.ttft_p99_s = x.ttft;
     s.latency_p99_s = x.latency;
     s.utilization = x.utilization;
-    // About how many requests the window's quantiles span (its length is the source's, not
-    // known here; one control period is the usual scrape window).
-    s.requests = demand * cfg_.control_period_s;
+    // About how many requests the largest latency quantile spans: one instance's share of the
+    // demand (one per replica when each server is scraped, all of it when a query aggregates)
+    // over one control period, the usual window (the source's own is not known here).
+    s.requests = demand / static_cast<double>(x.latency_sources) * cfg_.control_period_s;
     s.clean = x.queue <= 0 && now_s - state.Get(kQueueSeen, -1e18) > cfg_.latency_s;
     // Saturated: requests waited at the last tick too, and the queue is not shrinking (one
     // tick of waiting is a blip: a large prompt at the head of the queue, a burst's edge).

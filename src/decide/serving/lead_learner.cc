@@ -19,12 +19,15 @@ LeadLearner::LeadLearner(double prior_s, PersistentState& state, std::string_vie
 
 bool LeadLearner::Times(const Counts& c, int before, int slept, int slept_ready) const {
   if (c.current <= before || c.ready >= c.current) return false;
-  if (kind_ == Kind::kColdStart) return c.asleep >= slept;
+  // Sleepers woken: fewer kept, or fewer asleep (a woken one may be replaced by a new sleeper
+  // still loading, which keeps the tier's size).
+  const int woken = std::max(slept - c.asleep, slept_ready - c.asleep_ready);
+  if (kind_ == Kind::kColdStart) return woken <= 0;
   // A wake: every replica added came from sleepers that were asleep (a loading one would add
   // the rest of its cold start), and the earlier ones were all ready (else the wait would
   // include their cold start).
   const int added = c.current - before;
-  return slept - c.asleep >= added && slept_ready >= added && c.ready >= before;
+  return slept_ready - c.asleep_ready >= added && c.ready >= before;
 }
 
 double LeadLearner::estimate() const {
@@ -46,7 +49,8 @@ double LeadLearner::Observe(const Counts& c, double now_s) {
   v[5] = c.asleep;
   v[6] = c.asleep_ready;
   const bool pending = v[3] >= 0;
-  const bool woke = c.asleep < slept;
+  // Sleepers woken into the awake count this tick (a tier that only shrank woke nobody).
+  const bool woke = c.current > v[2] && (c.asleep < slept || c.asleep_ready < slept_ready);
   if (pending && (c.current < v[4] || (kind_ == Kind::kColdStart && woke))) {
     // Asked for fewer before they came, or sleepers woke into the count being waited on (they
     // would end a cold start's wait early): nothing to measure.
