@@ -327,24 +327,33 @@ TEST(ControllerPool, AJobShrunkForAPeakGrowsBackInOneStep) {
   }
 }
 
+// 17 GPUs: chat, bert (a training job on 2-GPU nodes, at 6) and roberta (a training job of
+// 1-GPU replicas, at 1, wanting 4); chat's peak of 8 at 30 s shrinks bert 6 -> 4.
+void ShrinkBertBesideRoberta(std::unique_ptr<Harness>& h) {
+  PoolSpec spec = TwoTenants();
+  spec.size = 17;
+  spec.lend_delay_s = 0;
+  h = std::make_unique<Harness>(nullptr, false, spec, /*bert_job=*/true);
+  h->pool.gpus = 17;
+  h->Add("roberta", 1, 1, 1, /*elastic=*/true, false, /*job=*/true);
+  h->act.Set("ns/roberta", 1, 1);
+  h->src.Set("want_roberta", {4});
+  h->Tick(15);
+  h->Want(8, 6);
+  const std::vector<Decision> ds = h->Tick(30);
+  ASSERT_EQ(ds[1].constrained, 4) << ds[1].Summary();
+}
+
 // What a job lost for a peak is kept for it while it waits to grow back in one step: another
 // job wanting more does not borrow the first GPUs the service frees (it would pay a restart for
 // GPUs owed to the waiting job), and the waiting job comes back whole once the service is down.
 // bert (2-GPU nodes) is shrunk 6 -> 4 for chat's peak; chat steps down 8 -> 6 -> 4; roberta
 // (1-GPU replicas, at 1) wants 4 throughout.
 TEST(ControllerPool, GpusAJobWaitsForAreNotLentToAnother) {
-  PoolSpec spec = TwoTenants();
-  spec.size = 17;
-  spec.lend_delay_s = 0;
-  Harness h(nullptr, false, spec, /*bert_job=*/true);
-  h.pool.gpus = 17;
-  h.Add("roberta", 1, 1, 1, /*elastic=*/true, false, /*job=*/true);
-  h.act.Set("ns/roberta", 1, 1);
-  h.src.Set("want_roberta", {4});
-  h.Tick(15);
-  h.Want(8, 6);
-  auto ds = h.Tick(30);
-  ASSERT_EQ(ds[1].constrained, 4) << ds[1].Summary();
+  std::unique_ptr<Harness> hp;
+  ASSERT_NO_FATAL_FAILURE(ShrinkBertBesideRoberta(hp));
+  Harness& h = *hp;
+  std::vector<Decision> ds;
   for (double t = 45; t <= 915; t += 15) {
     h.Want(t >= 900 ? 4 : t >= 660 ? 6 : 8, 6);
     ds = h.Tick(t);
@@ -357,18 +366,10 @@ TEST(ControllerPool, GpusAJobWaitsForAreNotLentToAnother) {
 // GPU bert cannot use; roberta gets it once bert has waited one hold past its regrowth hold
 // (shrunk at 30 s, holds of 600 s: from 1,230 s), not never.
 TEST(ControllerPool, GpusKeptForAWaitingJobAreLentOnceItWaitedAHold) {
-  PoolSpec spec = TwoTenants();
-  spec.size = 17;
-  spec.lend_delay_s = 0;
-  Harness h(nullptr, false, spec, /*bert_job=*/true);
-  h.pool.gpus = 17;
-  h.Add("roberta", 1, 1, 1, /*elastic=*/true, false, /*job=*/true);
-  h.act.Set("ns/roberta", 1, 1);
-  h.src.Set("want_roberta", {4});
-  h.Tick(15);
-  h.Want(8, 6);
-  auto ds = h.Tick(30);
-  ASSERT_EQ(ds[1].constrained, 4) << ds[1].Summary();
+  std::unique_ptr<Harness> hp;
+  ASSERT_NO_FATAL_FAILURE(ShrinkBertBesideRoberta(hp));
+  Harness& h = *hp;
+  std::vector<Decision> ds;
   for (double t = 45; t <= 1260; t += 15) {
     h.Want(t >= 660 ? 7 : 8, 6);
     ds = h.Tick(t);
