@@ -105,6 +105,7 @@ Result<RunResult> RunPolicy(const Scenario& s, const PolicyRun& run, const RunOp
       env.guaranteed_gpus = SoleTenantGuarantee(s, *run.pool, sim.workloads.size());
     }
     env.free_restarts = FreeRestarts(run);
+    env.duration_s = s.duration_s;
     auto built = kind->build(w.node, env);
     if (!built) return s.errors->ToStatus().Wrap("unable to build workload " + w.name);
     // Sizes from the workload's own data: static-peak (the run starts warm at it and the

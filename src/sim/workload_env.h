@@ -30,6 +30,9 @@ struct WorkloadEnv {
   // The run stands for an idealized engine where restarts are free and instant (a pool
   // comparison's `free_borrowing` role): kinds that pay restarts pay none.
   bool free_restarts = false;
+  // The scenario's duration (0: none): what arrives after it is never served in the run, so
+  // yardsticks computed from the workload's input (the inference oracle) stop there too.
+  double duration_s = 0;
 };
 
 }  // namespace aiscale::sim

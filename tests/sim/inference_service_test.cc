@@ -342,6 +342,33 @@ TEST(InferenceService, WarmStartIsWhatTheFirstIntervalNeeds) {
   EXPECT_FALSE(svc.BaselineReplicas("something-else"));
 }
 
+// A scenario shorter than its trace's window never serves what arrives after its end: the
+// oracle and the static-peak size it gives are of the run's own requests, not of the trace's
+// (a 7-day slice of a 20-day trace was judged against all 20 days' oracle).
+TEST(InferenceService, TheOracleEndsWithTheRun) {
+  std::vector<TraceRequest> reqs;
+  for (int i = 0; i < 60; ++i) reqs.push_back(Req(i, 1, 1));                 // 1/s
+  for (int i = 0; i < 1200; ++i) reqs.push_back(Req(120 + i / 20.0, 1, 1));  // then 20/s
+  struct Case {
+    double duration_s;
+    int min_peak, max_peak;
+  };
+  for (const Case& c : {Case{0, 20, 40}, Case{100, 1, 3}, Case{119.9, 1, 3}, Case{300, 20, 40}}) {
+    SCOPED_TRACE(c.duration_s);
+    WorkloadEnv env;
+    env.name = "svc";
+    env.duration_s = c.duration_s;
+    auto spec = ServiceSpec(reqs, 0, 0);
+    spec->engine.model = Plain(1, 1.0).model;
+    spec->engine.slo = {1.5, 1.5, 0.99};
+    InferenceService svc(spec, env);
+    const std::optional<int> peak = svc.BaselineReplicas("static-peak");
+    ASSERT_TRUE(peak);
+    EXPECT_GE(*peak, c.min_peak);
+    EXPECT_LE(*peak, c.max_peak);
+  }
+}
+
 // As vLLM observes them: a request's TTFT counts in the window of its first token, its
 // end-to-end latency in the window of its last. A slow first token of a long answer must show
 // within seconds (the policy acts on it), not only once the answer ends minutes later.

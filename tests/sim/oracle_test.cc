@@ -257,6 +257,33 @@ TEST(Oracle, EmptyIntervalsGetZeroReplicasAndTheLastIsBilledToTheLastArrival) {
   EXPECT_DOUBLE_EQ(none.attainment, 1.0);
 }
 
+// Arrivals at or after until_ns are not in the run the oracle bounds: the bound is that of
+// the requests before it alone, whatever follows.
+TEST(Oracle, RequestsAfterTheRunsEndAreLeftOut) {
+  std::vector<TraceRequest> reqs = Constant(7.5, 0, 60);
+  const OracleResult first = RunOracle(reqs, Plain(1, 1.0));
+  const auto later = Constant(30, 180, 240);
+  reqs.insert(reqs.end(), later.begin(), later.end());
+  for (const double until_s : {60.0, 150.0, 180.0}) {
+    SCOPED_TRACE(until_s);
+    auto stream = traces::VectorSource(reqs)->Open();
+    ASSERT_TRUE(stream.ok());
+    OracleOptions o;
+    o.engine = Plain(1, 1.0);
+    o.until_ns = static_cast<int64_t>(until_s * 1e9);
+    auto r = ComputeOracle(**stream, o);
+    ASSERT_TRUE(r.ok()) << r.status().message();
+    EXPECT_EQ(r->requests, first.requests);
+    EXPECT_EQ(r->replicas, first.replicas);
+    EXPECT_DOUBLE_EQ(r->gpu_hours, first.gpu_hours);
+    EXPECT_EQ(r->static_peak_replicas, first.static_peak_replicas);
+  }
+  // Without an end, the later burst is in: more requests and a larger peak.
+  const OracleResult all = RunOracle(reqs, Plain(1, 1.0));
+  EXPECT_GT(all.requests, first.requests);
+  EXPECT_GT(all.static_peak_replicas, first.static_peak_replicas);
+}
+
 TEST(Oracle, RequestsAreCutIntoIntervalsAtTheBoundary) {
   // An arrival at exactly 60 s belongs to the second interval.
   const std::vector<TraceRequest> reqs = {

@@ -251,6 +251,7 @@ const Result<OracleResult>& InferenceService::Oracle() const {
     OracleOptions o;
     o.engine = spec_->engine;
     o.interval_s = spec_->oracle_interval_s;
+    if (env_.duration_s > 0) o.until_ns = SaturatingNanos(env_.duration_s);
     oracle_ = std::make_shared<const Result<OracleResult>>(ComputeOracle(**stream, o));
   }
   if (env_.cache) env_.cache->Put(key, oracle_);

@@ -99,11 +99,16 @@ Result<OracleResult> ComputeOracle(traces::RequestStream& stream, const OracleOp
     iv.push_back(std::move(cur));
     cur = Interval{{}, iv.back().start_ns + interval_ns};
   };
-  while (true) {
+  bool ended = false;  // arrivals come in time order: one past until_ns ends the input
+  while (!ended) {
     buf.clear();
     RETURN_IF_ERROR(stream.Next(buf, 1 << 14));
     if (buf.empty()) break;
     for (const auto& r : buf) {
+      if (r.arrival_ns >= o.until_ns) {
+        ended = true;
+        break;
+      }
       while (r.arrival_ns >= cur.start_ns + interval_ns) close_interval();
       cur.reqs.push_back(r);
       last_arrival = r.arrival_ns;

@@ -34,6 +34,9 @@ namespace aiscale::sim::inference {
 struct OracleOptions {
   EngineOptions engine;
   double interval_s = 60;
+  // Requests arriving at or after this time are left out: the run it bounds ends there (a
+  // scenario's duration shorter than its trace's window).
+  int64_t until_ns = INT64_MAX;
 };
 
 struct OracleResult {
@@ -54,6 +57,9 @@ struct OracleResult {
   int peak_interval = 0;            // index of the interval that sets static_peak
   int first_interval_replicas = 0;  // the fewest that keep the first interval at the target
   double interval_s = 60;
+  // Requests arriving at or after this time are left out: the run it bounds ends there (a
+  // scenario's duration shorter than its trace's window).
+  int64_t until_ns = INT64_MAX;
 };
 
 // Reads the stream to the end (errors from the stream are returned).
