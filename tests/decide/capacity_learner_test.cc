@@ -67,6 +67,40 @@ TEST(CapacityLearner, NoCeilingFromIdleOrUnreportedReplicas) {
   }
 }
 
+// The GPU busy share is a floor under the capacity, never a roof: a lightly busy GPU lets the
+// estimate rise past the loads that held as the KV cache does (at most twice them), a GPU busy
+// all the time lowers nothing (a batching server serves more once busy), and with no KV cache
+// reported the KV ceiling stays 0.
+TEST(CapacityLearner, GpuBusyShareLiftsTheEstimateButNeverLowersIt) {
+  struct Case {
+    double busy;
+    double min_estimate, max_estimate;
+  };
+  const double load = 10;
+  for (const Case& c : {Case{0.25, 1.5 * load, 2 * load * 1.08},
+                        Case{1.0, load, load * 1.08 * 1.08}, Case{-1, load, load * 1.08 * 1.08}}) {
+    SCOPED_TRACE(c.busy);
+    CapacityParams p;
+    PersistentState state;
+    CapacityLearner l(p, state, "c.");
+    CapacityState out;
+    for (int i = 0; i < 60; ++i) {
+      CapacitySample s;
+      s.load = load;
+      s.ttft_p99_s = 0.6;
+      s.latency_p99_s = 6;
+      if (c.busy >= 0) s.busy = c.busy;
+      out = l.Observe(s, 15.0 * (i + 1));
+    }
+    EXPECT_EQ(out.ceiling, 0) << out.reason;
+    if (c.busy > 0) {
+      EXPECT_NEAR(out.lift, load * p.util_fill / c.busy, 0.5) << out.reason;
+    }
+    EXPECT_GE(out.estimate, c.min_estimate) << out.reason;
+    EXPECT_LE(out.estimate, c.max_estimate + 1e-9) << out.reason;
+  }
+}
+
 // A window's p99 over fewer requests than the SLO lets miss one of (100 for 99%) is its slowest
 // request alone: a long answer breaks the latency bound at any load. Such a window counts by its
 // share of the 100; one whose TTFT broke (queueing shows there first), or over enough requests,

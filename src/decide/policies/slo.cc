@@ -30,6 +30,7 @@ struct SloPolicy::Inputs {
   std::optional<double> ttft, latency;
   size_t latency_sources = 1;         // instances the latency quantile is the largest of
   std::optional<double> utilization;  // mean KV cache in use per replica, 0-1
+  std::optional<double> busy;         // mean GPU busy share, 0-1
   double queue = 0;
   std::string bad;  // why this tick's input is not to be trusted; empty when it is
 };
@@ -38,7 +39,8 @@ SloPolicy::SloPolicy(SloConfig cfg) : cfg_(std::move(cfg)) {}
 
 std::vector<std::string> SloPolicy::OptionalSignals() const {
   return {std::string(signals::kQueueLen), std::string(signals::kTtftP99S),
-          std::string(signals::kLatencyP99S), std::string(signals::kKvCacheUsage)};
+          std::string(signals::kLatencyP99S), std::string(signals::kKvCacheUsage),
+          std::string(signals::kGpuUtil)};
 }
 
 int SloPolicy::NeedFor(double demand, double capacity) const {
@@ -67,6 +69,9 @@ SloPolicy::Inputs SloPolicy::Read(const PolicyInput& in) const {
   const SignalSnapshot& kv = in.signals.Get(signals::kKvCacheUsage);
   invalid(signals::kKvCacheUsage, kv);
   if (kv.ok()) x.utilization = kv.mean;
+  const SignalSnapshot& gpu = in.signals.Get(signals::kGpuUtil);
+  invalid(signals::kGpuUtil, gpu);
+  if (gpu.ok()) x.busy = gpu.mean / 100;
 
   // The first token comes before the last: a TTFT quantile above the latency one is nonsense.
   if (x.ttft && x.latency && *x.ttft > *x.latency * (1 + 1e-9)) {
@@ -125,6 +130,7 @@ Recommendation SloPolicy::Recommend(const PolicyInput& in, PersistentState& stat
     s.ttft_p99_s = x.ttft;
     s.latency_p99_s = x.latency;
     s.utilization = x.utilization;
+    s.busy = x.busy;
     // About how many requests the largest latency quantile spans: one instance's share of the
     // demand (one per replica when each server is scraped, all of it when a query aggregates)
     // over one control period, the usual window (the source's own is not known here).
@@ -166,6 +172,7 @@ Recommendation SloPolicy::Recommend(const PolicyInput& in, PersistentState& stat
              {"held_at", cap.held_at},
              {"broke_at", cap.broke_at},
              {"capacity_ceiling", cap.ceiling},
+             {"capacity_lift", cap.lift},
              {"utilization", x.utilization.value_or(-1)},
              {"slo_ratio", ratio},
              {"queue", x.queue},

@@ -22,6 +22,7 @@ CapacityLearner::CapacityLearner(const CapacityParams& p, PersistentState& state
   peak_t_key_ = StrCat(prefix, "peak.t");
   peak_v_key_ = StrCat(prefix, "peak.v");
   ceil_key_ = StrCat(prefix, "ceil");
+  lift_key_ = StrCat(prefix, "lift");
 }
 
 double CapacityLearner::estimate() const { return std::max(0.0, state_.Get(est_key_, 0)); }
@@ -107,20 +108,21 @@ CapacityLearner::Evidence CapacityLearner::Read() const {
   return ev;
 }
 
-double CapacityLearner::Extrapolate(const CapacitySample& s, bool held, double now_s) {
-  const double prev = std::max(0.0, state_.Get(ceil_key_, 0));
-  const bool usable = held && s.clean && s.utilization && *s.utilization >= p_.util_min &&
-                      *s.utilization <= 1 && s.load > 0 && std::isfinite(s.load);
+double CapacityLearner::Extrapolate(const CapacitySample& s, std::optional<double> u,
+                                    const std::string& key, bool held, double now_s) {
+  const double prev = std::max(0.0, state_.Get(key, 0));
+  const bool usable =
+      held && s.clean && u && *u >= p_.util_min && *u <= 1 && s.load > 0 && std::isfinite(s.load);
   if (!usable) return prev;
-  const double x = s.load * p_.util_fill / *s.utilization;
+  const double x = s.load * p_.util_fill / *u;
   const double dt = std::clamp(now_s - state_.Get(time_key_, now_s), 0.0, p_.util_tau_s);
   // The first window seeds it; later ones move it by their share of the smoothing span,
   // weighted by how busy they were: an extrapolation from a fuller replica is the nearer one.
   // Down it moves faster than up (a replica already past the fill shows the ceiling is lower).
-  double a = prev == 0 ? 1 : (1 - std::exp(-std::max(dt, 1.0) / p_.util_tau_s)) * *s.utilization;
-  if (x < prev) a = std::max(a, std::min(1.0, *s.utilization));
+  double a = prev == 0 ? 1 : (1 - std::exp(-std::max(dt, 1.0) / p_.util_tau_s)) * *u;
+  if (x < prev) a = std::max(a, std::min(1.0, *u));
   const double next = prev + a * (x - prev);
-  state_.Set(ceil_key_, next);
+  state_.Set(key, next);
   return next;
 }
 
@@ -148,7 +150,8 @@ CapacityState CapacityLearner::Observe(const CapacitySample& s, double now_s) {
   // a window whose p99 went over is one noisy vote among several.
   if (sampled) Add(load, window_held, s.saturated ? p_.min_weight : Vote(s, window_held));
   Evidence ev = Read();
-  ev.ceiling = Extrapolate(s, sampled && window_held, now_s);
+  ev.ceiling = Extrapolate(s, s.utilization, ceil_key_, sampled && window_held, now_s);
+  ev.lift = Extrapolate(s, s.busy, lift_key_, sampled && window_held, now_s);
   // The first estimate needs no bin of its own: the load carried while the SLO holds is
   // already a floor under the capacity (the conservative start).
   if (estimate() == 0 && ev.held_at == 0 && sampled && window_held) ev.held_at = load;
@@ -166,6 +169,7 @@ CapacityState CapacityLearner::Step(const Evidence& ev, bool breaking, double no
   out.held_at = ev.held_at;
   out.broke_at = ev.broke_at;
   out.ceiling = ev.ceiling;
+  out.lift = ev.lift;
   const double est = estimate();
   const double minutes = std::clamp((now_s - state_.Get(time_key_, now_s)) / 60, 0.0, 1.0);
   double next = est;
@@ -196,9 +200,11 @@ CapacityState CapacityLearner::Step(const Evidence& ev, bool breaking, double no
     // the first windows that break there pull it back under them.
     const bool room = ev.broke_at == 0 || ev.broke_at > base * p_.bin_ratio * p_.bin_ratio;
     out.target = room ? base * p_.bin_ratio : base;
-    // Toward the utilization ceiling, but never into a bin where the SLO broke.
-    if (room && ev.ceiling > out.target) {
-      out.target = ev.broke_at > 0 ? std::min(ev.ceiling, ev.broke_at / p_.bin_ratio) : ev.ceiling;
+    // Toward the utilization ceiling (or the GPU busy floor), but never into a bin where the
+    // SLO broke.
+    const double toward = std::max(ev.ceiling, ev.lift);
+    if (room && toward > out.target) {
+      out.target = ev.broke_at > 0 ? std::min(toward, ev.broke_at / p_.bin_ratio) : toward;
       out.target = std::max(out.target, base * p_.bin_ratio);
     }
     // Never more than twice the highest load the SLO held at: a probe, not a runaway.

@@ -25,7 +25,9 @@
 // replicas report how full their busiest resource is (vLLM's KV cache in use),
 // load / utilization x util_fill, smoothed over util_tau_s of windows that held
 // at util_min or more, is a ceiling the probe may rise toward; windows that break there pull it
-// back as before.
+// back as before. The GPU busy share (dcgm-exporter's GPU_UTIL) gives the same extrapolation as
+// a lift only: the probe may rise toward it, but it never lowers the estimate (a batching
+// server serves more once its GPU is busy all the time).
 //
 // Promises: pure over its PersistentState (keys under `prefix`); O(bins) per tick (a few
 // dozen); the estimate is never negative and never falls below half of itself in one update
@@ -81,6 +83,11 @@ struct CapacitySample {
   // How full the ready replicas' binding resource is, 0-1 (the mean KV cache in use); nullopt
   // when the replicas report none.
   std::optional<double> utilization;
+  // The share of time the replicas' GPUs were busy, 0-1 (dcgm-exporter's GPU_UTIL); nullopt when
+  // not reported. load x util_fill / busy is a floor under the capacity, never a roof: a
+  // batching server serves more once busy all the time, so the estimate may rise toward it but
+  // never falls for it.
+  std::optional<double> busy;
   // Requests the window's quantiles were taken over (0: unknown, a full vote).
   double requests = 0;
 };
@@ -91,6 +98,7 @@ struct CapacityState {
   double held_at = 0;    // the highest load at which the SLO held (0: none yet)
   double broke_at = 0;   // the lowest load at which it did not (0: none)
   double ceiling = 0;    // load x util_fill / utilization, smoothed (0: no utilization seen)
+  double lift = 0;       // load x util_fill / busy, smoothed (0: no GPU busy share seen)
   double ratio = 0;      // this window's SLO ratio (0 when there was no sample)
   bool refused = false;  // the update was refused; `reason` says why
   std::string reason;    // what moved the estimate or why it held
@@ -108,7 +116,7 @@ class CapacityLearner {
 
  private:
   struct Evidence {
-    double held_at = 0, broke_at = 0, ceiling = 0;
+    double held_at = 0, broke_at = 0, ceiling = 0, lift = 0;
   };
   void Decay(double now_s);
   void Add(double load, bool held, double weight);
@@ -116,8 +124,10 @@ class CapacityLearner {
   // one of is one slow request (a long answer), not the load.
   double Vote(const CapacitySample& s, bool held) const;
   Evidence Read() const;
-  // Folds this window's utilization into the smoothed ceiling; returns the ceiling.
-  double Extrapolate(const CapacitySample& s, bool held, double now_s);
+  // Folds this window's share `u` of a resource in use into the smoothed extrapolation under
+  // `key`; returns it.
+  double Extrapolate(const CapacitySample& s, std::optional<double> u, const std::string& key,
+                     bool held, double now_s);
   CapacityState Step(const Evidence& ev, bool breaking, double now_s);
 
   CapacityParams p_;
@@ -125,7 +135,7 @@ class CapacityLearner {
   // The most load per replica over the last latency limit, with this tick's included.
   double RecentPeak(double load, double now_s);
 
-  std::string est_key_, time_key_, bins_key_, peak_t_key_, peak_v_key_, ceil_key_;
+  std::string est_key_, time_key_, bins_key_, peak_t_key_, peak_v_key_, ceil_key_, lift_key_;
 };
 
 }  // namespace aiscale::decide::serving
