@@ -37,12 +37,14 @@ struct Tick {
 // the SLO (ttft 2 s, latency 20 s) holds up to 36 requests/s per replica; with `kv`, the
 // replicas also report their KV cache in use, full at 48 requests/s per replica.
 struct Harness {
-  explicit Harness(int start, bool kv = false) : report_kv(kv) {
+  explicit Harness(int start, bool kv = false, std::string extra = "", int min_replicas = 1)
+      : report_kv(kv) {
     config::ConfigErrors errs;
-    const config::ConfigNode node =
-        config::ParseConfig("name: slo\nslo: {ttft_s: 2, latency_s: 20}\n", "policy.yaml", errs);
+    const config::ConfigNode node = config::ParseConfig(
+        "name: slo\nslo: {ttft_s: 2, latency_s: 20}\n" + extra, "policy.yaml", errs);
     WorkloadContext ctx;
     ctx.cold_start_s = 120;
+    ctx.min_replicas = min_replicas;
     policy = SloPolicy::Make(node, ctx);
     EXPECT_TRUE(errs.empty()) << errs.ToStatus().message();
     current = ready = start;
@@ -57,7 +59,11 @@ struct Harness {
     auto one = [&](std::string_view name, double v) {
       signals.Ingest(name, {{std::string(name), "", v, now, true}}, now, Seconds(60));
     };
-    one(signals::kRequestRate, x.rate);
+    if (demand_missing) {
+      signals.Ingest(demand_signal, {}, now, Seconds(60));
+    } else {
+      one(demand_signal, x.rate);
+    }
     one(signals::kQueueLen, x.queue);
     one(signals::kTtftP99S, x.ttft_p99_s);
     one(signals::kLatencyP99S, x.latency_p99_s);
@@ -83,6 +89,8 @@ struct Harness {
   int asleep_ready = 0;
   bool follow = true;  // the replicas follow the recommendation (else the test sets the counts)
   double t = 0;
+  std::string demand_signal{signals::kRequestRate};
+  bool demand_missing = false;  // the demand signal has no observation this tick
 };
 
 TEST(SloPolicy, LearnsACapacityFromTheSignalsAlone) {
@@ -189,6 +197,85 @@ TEST(SloPolicy, MissingDemandHolds) {
   const Recommendation r = h.policy->Recommend(in, h.state);
   EXPECT_EQ(r.rule, "missing_data");
   EXPECT_EQ(r.desired, size);
+}
+
+// A scale-down is weighed against the peaks of the last break-even (cold start + drain): after a
+// reset of the state (a new clock epoch) or a gap in the demand data those are not known, so
+// the size holds until a break-even's worth of demand (155 s here) has been watched again.
+TEST(SloPolicy, NoScaleDownUntilABreakEvenOfDemandIsWatched) {
+  struct Row {
+    const char* name;
+    bool reset;  // else a gap: 12 minutes of missing demand
+  };
+  for (const Row& row :
+       {Row{"clock epoch reset mid scale-up", true}, Row{"gap in demand", false}}) {
+    SCOPED_TRACE(row.name);
+    Harness h(10);
+    h.WarmUp();
+    const int size = h.current;
+    ASSERT_GT(size, 4);
+    if (row.reset) {
+      h.t = 0;             // a new monotonic epoch: the policy starts over
+      h.ready = size - 3;  // replicas still starting
+    } else {
+      h.demand_missing = true;
+      for (int i = 0; i < 48; ++i) EXPECT_GE(h.At({}).desired, size);
+      h.demand_missing = false;
+    }
+    // Demand back at 60% of what the size was set for: after the hold, fewer replicas do.
+    h.follow = false;
+    double first_down_s = -1;
+    const double back_s = h.t;
+    for (int i = 0; i < 40 && first_down_s < 0; ++i) {
+      const Recommendation r = h.At(h.Modelled(60, h.ready));
+      if (r.desired < size) first_down_s = h.t - back_s;
+    }
+    EXPECT_GE(first_down_s, 155) << "scaled down before watching a break-even of demand";
+    EXPECT_GT(first_down_s, 0) << "never scaled down once it had";
+  }
+}
+
+// A custom demand signal may take any value: a negative one is held as bad input, never read as
+// no demand.
+TEST(SloPolicy, NegativeCustomDemandIsBadInput) {
+  Harness h(10, false, "signal: rps\n");
+  h.demand_signal = "rps";
+  h.WarmUp();
+  const int size = h.current;
+  for (int i = 0; i < 46; ++i) {
+    const Recommendation r = h.At({-40, 0, 0.5, 5});
+    EXPECT_EQ(r.rule, "bad_input") << r.reason;
+    EXPECT_NE(r.reason.find("rps is negative"), std::string::npos) << r.reason;
+    EXPECT_GE(r.desired, size) << r.reason;
+  }
+}
+
+// Scaled to zero nothing reports quantiles, so no breach can show; demand alone starts a replica
+// (and none while there is none).
+TEST(SloPolicy, DemandStartsAServiceAtZero) {
+  Harness h(0, false, "", /*min_replicas=*/0);
+  h.follow = false;
+  EXPECT_EQ(h.At({0, 0, 0, 0}).desired, 0);
+  const Recommendation r = h.At({50, 490, 0, 0});
+  EXPECT_GE(r.desired, 1) << r.reason;
+}
+
+// Restored state that does not add up (a [time, value] history of odd length, a quantile ring
+// whose head is out of range) starts that piece over: no NaN reaches a fact, and the size is not
+// lost.
+TEST(SloPolicy, RestoredStateOfTheWrongShapeStartsThatPieceOver) {
+  for (const char* key : {"slo.d.raw", "slo.d.recent", "slo.h.err.meta"}) {
+    SCOPED_TRACE(key);
+    Harness h(10);
+    h.WarmUp();
+    const int size = h.current;
+    h.state.values[key] = {key == std::string("slo.h.err.meta") ? 1e9 : 5.0};
+    for (int i = 0; i < 80; ++i) {
+      const Recommendation r = h.At(h.Modelled(100, h.current));
+      for (const auto& [name, v] : r.facts) EXPECT_TRUE(std::isfinite(v)) << name;
+      EXPECT_GE(r.desired, size - 1) << r.reason;
+    }
+  }
 }
 
 TEST(SloPolicy, WarmTierSplitsTheSizeAndStaysWithinMax) {

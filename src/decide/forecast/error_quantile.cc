@@ -18,7 +18,11 @@ ErrorQuantile::ErrorQuantile(const ErrorQuantileParams& params, PersistentState&
   p_.pending = std::max<size_t>(1, p_.pending);
   p_.quantile = std::clamp(p_.quantile, 0.0, 1.0);
   // A window that shrank, or state that does not add up, starts over rather than guessing.
-  if (meta_.size() != 1 || ring_.size() > p_.window || sorted_.size() != ring_.size()) {
+  // The head must index the ring (a restored state could hold any number there).
+  const bool head_ok = meta_.size() == 1 && meta_[0] >= 0 &&
+                       meta_[0] < static_cast<double>(p_.window) &&
+                       meta_[0] == std::floor(meta_[0]);
+  if (!head_ok || ring_.size() > p_.window || sorted_.size() != ring_.size()) {
     ring_.clear();
     sorted_.clear();
     meta_.assign({0});
@@ -58,7 +62,14 @@ void ErrorQuantile::AddError(double error) {
     const double old = ring_[head];
     ring_[head] = error;
     meta_[0] = static_cast<double>((head + 1) % p_.window);
-    sorted_.erase(std::lower_bound(sorted_.begin(), sorted_.end(), old));
+    const auto it = std::lower_bound(sorted_.begin(), sorted_.end(), old);
+    if (it != sorted_.end() && *it == old) {
+      sorted_.erase(it);
+    } else {  // a restored state whose two copies disagree: rebuild the sorted one
+      sorted_.assign(ring_.begin(), ring_.end());
+      sorted_.erase(std::find(sorted_.begin(), sorted_.end(), error));
+      std::sort(sorted_.begin(), sorted_.end());
+    }
   }
   sorted_.insert(std::upper_bound(sorted_.begin(), sorted_.end(), error), error);
 }

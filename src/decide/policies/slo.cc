@@ -11,9 +11,14 @@
 namespace aiscale::decide {
 namespace {
 
-constexpr const char* kClock = "slo.t";       // the last tick's time: a new epoch resets the state
-constexpr const char* kQueue = "slo.q";       // the last tick's queue
-constexpr const char* kQueueSeen = "slo.qt";  // when requests were last seen waiting
+constexpr const char* kClock = "slo.t";        // the last tick's time: a new epoch resets the state
+constexpr const char* kQueue = "slo.q";        // the last tick's queue
+constexpr const char* kQueueSeen = "slo.qt";   // when requests were last seen waiting
+constexpr const char* kSeen = "slo.seen";      // the last tick with valid demand
+constexpr const char* kWatched = "slo.since";  // since when demand was seen with no gap
+constexpr const char* kBlind = "slo.blind";    // 1: that watch began after a gap or a reset
+// Ticks of missing demand tolerated before the history is taken to have a gap.
+constexpr double kGapPeriods = 2.5;
 
 // The largest valid value over instances (a p99 per replica, or one for the service).
 std::optional<double> Largest(const SignalSnapshot& s) {
@@ -89,6 +94,7 @@ Recommendation SloPolicy::Recommend(const PolicyInput& in, PersistentState& stat
   // time line (seasons, windows), so start over.
   if (now_s < state.Get(kClock, now_s)) {
     state.values.clear();
+    state.Set(kBlind, 1);
     r.facts.push_back({"state_reset", 1});
   }
   state.Set(kClock, now_s);
@@ -102,16 +108,32 @@ Recommendation SloPolicy::Recommend(const PolicyInput& in, PersistentState& stat
   }
   serving::CapacityLearner learner(cfg_.capacity, state, "slo.cap.");
 
-  if (!x.demand->ok()) {
-    const serving::CapacityState cap = learner.Hold(StrCat(
-        cfg_.signal, " is ", SignalStatusName(x.demand->status), " (", x.demand->detail, ")"));
+  // A custom demand signal may take any value; a negative demand is a counter that went
+  // backwards (or a broken query), not "no demand".
+  const bool negative = x.demand->ok() && !(x.demand->sum >= 0);
+  if (!x.demand->ok() || negative) {
+    const serving::CapacityState cap =
+        learner.Hold(negative ? StrCat(cfg_.signal, " is negative (", Num(x.demand->sum), ")")
+                              : StrCat(cfg_.signal, " is ", SignalStatusName(x.demand->status),
+                                       " (", x.demand->detail, ")"));
     r.desired = in.current;
-    r.rule = x.bad.empty() ? "missing_data" : "bad_input";
+    r.rule = x.bad.empty() && !negative ? "missing_data" : "bad_input";
     r.reason = cap.reason + ": holding, never scaling down on missing or invalid demand";
     r.facts.push_back({"capacity", cap.estimate});
     return r;
   }
   const double demand = x.demand->sum;
+  // The peaks a scale-down is weighed against are only known over the time demand was watched:
+  // after a reset or a gap in the data, hold until a break-even's worth is seen again. (A first
+  // start has its conservative first estimate: the load it finds, over the replicas ready.)
+  const bool seen_before = state.FindVec(kSeen) != nullptr;
+  if (now_s - state.Get(kSeen, -1e18) > kGapPeriods * cfg_.control_period_s) {
+    state.Set(kWatched, now_s);
+    if (seen_before) state.Set(kBlind, 1);
+  }
+  state.Set(kSeen, now_s);
+  const double watched_s = now_s - state.Get(kWatched, now_s);
+  const bool blind = state.Get(kBlind, 0) > 0;
   serving::DemandForecast forecast(cfg_.forecast, state, "slo.d.");
   const double absorbed = forecast.Observe(demand, now_s);
   // Queue history: the quantiles of a window still carry requests that waited in a backlog
@@ -180,12 +202,15 @@ Recommendation SloPolicy::Recommend(const PolicyInput& in, PersistentState& stat
              {"need_hold", hold},
              {"need_drain", drain},
              {"break_even_s", break_even_s},
-             {"seasonal", forecast.seasonal() ? 1 : 0}};
+             {"seasonal", forecast.seasonal() ? 1 : 0},
+             {"watched_s", watched_s}};
   r.valid = true;
   if (c <= 0) {
     // Nothing learned yet: the size it found is the only evidence; grow it on a breach.
     const int grow = std::max(1, static_cast<int>(std::ceil(in.current * cfg_.breach_growth)));
-    r.desired = breach ? in.current + grow : std::max(in.current, cfg_.scale_to_zero ? 0 : 1);
+    // At zero nothing reports quantiles, so no breach can show: demand itself starts one.
+    const int least = cfg_.scale_to_zero && demand <= 0 ? 0 : 1;
+    r.desired = breach ? in.current + grow : std::max(in.current, least);
     r.rule = "learning";
     r.reason = cap.reason + (breach ? StrCat("; the SLO is broken (ratio ", Num(ratio),
                                              ") with requests waiting: +", grow)
@@ -207,6 +232,13 @@ Recommendation SloPolicy::Recommend(const PolicyInput& in, PersistentState& stat
       desired = in.current;
       r.reason += "; not scaling down on invalid input";
     }
+  }
+  if (blind && watched_s >= break_even_s) state.Set(kBlind, 0);
+  if (blind && desired < in.current && watched_s < break_even_s) {
+    desired = in.current;
+    r.rule = "hold_down";
+    StrAppend(r.reason, "; demand watched for ", Num(watched_s), " s of the ", Num(break_even_s),
+              " s a scale-down is weighed over (a start, a reset or a gap in the data): holding");
   }
   desired = cfg_.scale_to_zero ? desired : std::max(desired, 1);
   const double insured = f + cfg_.warm.reserve * h;

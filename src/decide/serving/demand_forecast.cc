@@ -59,7 +59,9 @@ double DemandForecast::Observe(double demand, double now_s) {
 
   // The measured demand per tick over the absorption window, and its mean per tick over the
   // peak window: [time, value] pairs, oldest first.
+  // [time, value] pairs: a restored vector of odd length is not one, so start it over.
   std::vector<double>& raw = state_.Vec(raw_key_);
+  if (raw.size() % 2 != 0) raw.clear();
   raw.insert(raw.end(), {now_s, demand});
   size_t gone = 0;
   while (gone + 2 < raw.size() && raw[gone] <= now_s - p_.absorb_s) gone += 2;
@@ -68,6 +70,7 @@ double DemandForecast::Observe(double demand, double now_s) {
   for (size_t i = 1; i < raw.size(); i += 2) sum += raw[i];
   const double absorbed = sum / static_cast<double>(raw.size() / 2);
   std::vector<double>& recent = state_.Vec(recent_key_);
+  if (recent.size() % 2 != 0) recent.clear();
   recent.insert(recent.end(), {now_s, absorbed});
   size_t expired = 0;
   while (expired + 2 < recent.size() && recent[expired] < now_s - p_.peak_window_s) expired += 2;
