@@ -180,23 +180,34 @@ int64_t AllocatorRun::Obtain(size_t r, int64_t gpus, bool owned) {
     return gpus;
   }
   const Asker a{r, t, C(r).priority, owned};
+  const int64_t room0 = room();
   const int64_t outside =
-      std::min(room(), free_ + Available(a, Tier::kBorrowed, std::max<int64_t>(0, room() - free_)));
+      std::min(room0, free_ + Available(a, Tier::kBorrowed, std::max<int64_t>(0, room0 - free_)));
+  // Idle GPUs past its guarantee that the tenant may still borrow (the lending phase gives
+  // them): no one of its own is shrunk while they are there.
+  int64_t borrowable = 0;
+  if (owned) {
+    borrowable = std::max<int64_t>(
+        0, std::min(free_, std::max<int64_t>(0, BorrowRoom(t))) - std::min(free_, room0));
+    if (C(r).elastic) borrowable = std::min(borrowable, elastic_idle_left_);
+  }
   // Never shrink anyone for less than one step of the asker: the GPUs would sit idle. (`gpus`
   // is a multiple of the step, so counting past gpus - outside changes nothing.)
+  const int64_t own_part = std::max<int64_t>(0, gpus - outside - borrowable);
   const int64_t target =
-      std::min(gpus, RoundDown(outside + Available(a, Tier::kOwnTenant, gpus - outside), step));
+      std::min(gpus, RoundDown(outside + Available(a, Tier::kOwnTenant, own_part), step));
   if (target <= 0) {
-    if (!owned && Limited(t) && room() < step) capped_[r] = true;
+    if (!owned && Limited(t) && room0 < step) capped_[r] = true;
     return 0;
   }
-  int64_t short_by = target - std::min(free_, room());
+  int64_t short_by = target - std::min(free_, room0);
+  int64_t moved = 0;  // taken from the tenant's own lower priorities: its holdings do not change
   if (short_by > 0) {
-    const int64_t from_others = std::min(short_by, std::max<int64_t>(0, room() - free_));
+    const int64_t from_others = std::min(short_by, std::max<int64_t>(0, room0 - free_));
     if (from_others > 0) short_by -= ReclaimTier(a, Tier::kBorrowed, from_others);
-    if (short_by > 0) ReclaimTier(a, Tier::kOwnTenant, short_by);
+    if (short_by > 0) moved = ReclaimTier(a, Tier::kOwnTenant, short_by);
   }
-  const int64_t give = std::min(target, RoundDown(std::min(free_, room()), step));
+  const int64_t give = std::min(target, RoundDown(std::min(free_, room0 + moved), step));
   if (give > 0) Give(r, give);
   if (!owned && Limited(t) && give < gpus && room() < gpus - give) capped_[r] = true;
   return give;

@@ -166,6 +166,29 @@ std::vector<Case> Cases() {
        Input(4, {Tenant("default", 0)},
              {Claim("chat", 0, 0, 1, 1, 4, 4, 4), Claim("bert", 0, 1, 4, 1, 1, 1, 1, true)}),
        {{4, GrantReason::kAsWanted}, {0, GrantReason::kShrunk}}});
+  // Idle first: a tenant at its guarantee whose serving grows borrows idle GPUs before its own
+  // lower priorities are shrunk (they were shrunk, and with the tenant over its guarantee the
+  // GPUs taken went to no one).
+  cases.push_back(
+      {"idle GPUs before the tenant's own training",
+       Input(16, {Tenant("a", 8), Tenant("b", 8)},
+             {Claim("chat", 0, 0, 1, 1, 4, 6, 1), Claim("bert", 0, 1, 1, 1, 4, 4, 1, true)}),
+       {{6, GrantReason::kBorrowed}, {4, GrantReason::kAsWanted}}});
+  cases.push_back(
+      {"idle GPUs before the tenant's own batch, default tenant",
+       Input(32, {Tenant("default", 0)},
+             {Claim("chat", 0, 0, 1, 1, 4, 8, 1), Claim("batchy", 0, 2, 1, 1, 8, 8, 1)}),
+       {{8, GrantReason::kBorrowed}, {8, GrantReason::kAsWanted}}});
+  // With no idle GPU the tenant may borrow (its quota binds), its own batch gives way.
+  {
+    AllocatorInput in =
+        Input(32, {Tenant("default", 0)},
+              {Claim("chat", 0, 0, 1, 1, 4, 8, 1), Claim("batchy", 0, 2, 1, 1, 8, 8, 1)});
+    in.tenant_ceilings = {12};
+    cases.push_back({"the tenant's own batch when its quota binds",
+                     in,
+                     {{8, GrantReason::kReclaimed}, {4, GrantReason::kShrunk}}});
+  }
   return cases;
 }
 
