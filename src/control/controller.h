@@ -179,9 +179,9 @@ class Controller {
     PersistentState stabilizer_state;
     PersistentState pool_state;  // when the pool last shrank it (regrowth hysteresis)
     std::string key, policy_key, stabilizer_key, pool_key;  // in the Store, built once
-    int last_current = 0;           // the engine's size at the last successful Observe
-    bool steered = false;           // an operator's pause or pin shaped this tick's decision
-    std::optional<int> pool_limit;  // PolicyInput::pool_limit for the next tick
+    std::optional<int> last_current;  // the engine's size at the last successful Observe
+    bool steered = false;             // an operator's pause or pin shaped this tick's decision
+    std::optional<int> pool_limit;    // PolicyInput::pool_limit for the next tick
     std::deque<std::pair<double, int>> wants;  // (t_s, want) over the pool's trend window
     int64_t owed_gpus = 0;  // kept for it while it waits to regrow whole (OwedGpus)
     size_t collect_id = 0;

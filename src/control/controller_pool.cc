@@ -155,7 +155,8 @@ PoolClaim Controller::ClaimOf(const Workload& w, const Decision& d, bool acts,
   c.gpus_per_replica = m.gpus_per_replica;
   c.granularity = m.granularity;
   // Observe failed: the size it last had still holds its GPUs; nothing is known to change.
-  c.current = acts || d.action != Action::kFailed ? d.current : w.last_current;
+  // (Before any Observe succeeded that size is unknown: AllocatePool then holds everyone.)
+  c.current = acts || d.action != Action::kFailed ? d.current : w.last_current.value_or(0);
   c.want = acts ? d.constrained : c.current;
   if (w.completed) {
     // A finished job's processes have exited (the engine said so): its GPUs are free for
@@ -197,6 +198,23 @@ void Controller::AllocatePool(std::vector<Decision>& ds, const std::vector<char>
     in.claims.push_back(ClaimOf(*workloads_[i], ds[i], acts[i], now));
     in.claims.back().expected = Expected(*workloads_[i], in.claims.back(), now);
     index.push_back(i);
+    // A member whose size was never observed holds an unknown number of GPUs: what is idle is
+    // unknown too, and lending it could grant the same GPUs twice. Missing data: hold everyone.
+    if (!acts[i] && ds[i].action == Action::kFailed && !workloads_[i]->last_current) {
+      in.pool_gpus.reset();
+      in.pool_detail = "the size of " + ds[i].workload +
+                       " is not known (its engine has not answered an Observe yet)";
+    }
+  }
+  int64_t held = 0;
+  for (const PoolClaim& c : in.claims) held += static_cast<int64_t>(c.current) * c.gpus_per_replica;
+  if (in.pool_gpus && !reading.settled && *in.pool_gpus < held) {
+    // No earlier reading can say whether this low one lasts (a start, an outage): hold.
+    in.pool_detail = "the engine reports " + std::to_string(*in.pool_gpus) +
+                     " GPUs, fewer than the workloads hold (" + std::to_string(held) +
+                     "), read for " + std::to_string(static_cast<int64_t>(reading.watched_s)) +
+                     " s of the shrink grace: holding";
+    in.pool_gpus.reset();
   }
   in.elastic_idle = LendableIdle(StableIdle(SinceEpochSeconds(now)), in.claims);
   last_elastic_idle_ = in.elastic_idle;

@@ -32,13 +32,16 @@ void PoolWatch::Store(State& s, Result<PoolCapacity> got, TimePoint at, Duration
   s.in_flight = false;
   if (!got.ok()) {
     s.error = got.status().message();
+    s.run_start.reset();
     return;
   }
   if (got->gpus < 0) {
     s.error = "the engine reported " + std::to_string(got->gpus) + " GPUs";
+    s.run_start.reset();
     return;
   }
   s.error.clear();
+  if (!s.run_start || at - s.last_at > grace) s.run_start = at;
   s.sizes.emplace_back(at, got->gpus);
   while (!s.sizes.empty() && s.sizes.front().first < at - grace) s.sizes.pop_front();
   s.last = std::move(got).value();
@@ -72,6 +75,8 @@ PoolReading PoolWatch::Read(TimePoint now) const {
     return r;
   }
   r.capacity = state_->last;
+  r.watched_s = state_->run_start ? ToSeconds(now - *state_->run_start) : 0;
+  r.settled = r.watched_s >= ToSeconds(grace_);
   int64_t held = r.capacity->gpus;
   for (const auto& [at, gpus] : state_->sizes) {
     if (at >= now - grace_) held = std::max(held, gpus);

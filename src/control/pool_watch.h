@@ -26,6 +26,11 @@ namespace aiscale::control {
 struct PoolReading {
   std::optional<PoolCapacity> capacity;  // nullopt: unknown
   std::string note;                      // why unknown, or that a drop is being held
+  // The readings span the shrink grace without a gap. Until they do (after a start or an
+  // outage) a size below what is held may be a transient one that no earlier reading can
+  // outweigh: the Controller does not shrink anyone for it.
+  bool settled = true;
+  double watched_s = 0;  // how long the readings have run without a gap
 };
 
 class PoolWatch {
@@ -42,7 +47,8 @@ class PoolWatch {
     std::deque<std::pair<TimePoint, int64_t>> sizes;  // reports within the grace window
     std::optional<PoolCapacity> last;
     TimePoint last_at{};
-    std::string error;  // of the latest attempt; empty when it succeeded
+    std::string error;                   // of the latest attempt; empty when it succeeded
+    std::optional<TimePoint> run_start;  // the first reading since the last failure or gap
     bool in_flight = false;
     TimePoint next_due{};
   };

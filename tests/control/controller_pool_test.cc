@@ -198,6 +198,62 @@ TEST(ControllerPool, MissingPoolDataHoldsEveryoneNeverShrinks) {
   EXPECT_EQ(ds[1].constrained, 3);
 }
 
+// A member whose Observe has never answered (a restart, a leader's first tick) holds GPUs no one
+// knows the number of: lending "idle" GPUs then could grant its GPUs twice. Everyone holds
+// until it answers.
+TEST(ControllerPool, AMemberNeverObservedHoldsEveryone) {
+  Harness h;
+  h.act.fail_observe_of = "ns/bert";
+  h.Want(12, 3);
+  auto ds = h.Tick(15);
+  EXPECT_EQ(ds[0].pool.reason, "pool_unknown") << ds[0].pool.detail;
+  EXPECT_NE(ds[0].pool.detail.find("the size of ns/bert is not known"), std::string::npos)
+      << ds[0].pool.detail;
+  EXPECT_EQ(ds[0].constrained, 4);
+  h.act.fail_observe_of.clear();
+  ds = h.Tick(30);  // bert answers: 12 GPUs held, 16 in the pool, chat reclaims serve's own
+  EXPECT_NE(ds[0].pool.reason, "pool_unknown") << ds[0].pool.detail;
+  EXPECT_LE(ds[0].constrained + 4 * ds[1].constrained, 16);
+  // Once it has answered, a failed Observe keeps the size it last had (past the grace of the
+  // pool's first readings, which holds while more is held than reported).
+  h.act.fail_observe_of = "ns/bert";
+  ds = h.Tick(90);
+  EXPECT_NE(ds[0].pool.reason, "pool_unknown") << ds[0].pool.detail;
+}
+
+// A first reading (after a start) or the first after an outage longer than the grace has no
+// earlier one to outweigh it: a size below what is held shrinks no one until the readings span
+// the grace; then it counts.
+TEST(ControllerPool, ALowFirstReadingShrinksNoOneUntilItLasts) {
+  struct Row {
+    const char* name;
+    bool outage;  // else the very first reading is low
+  };
+  for (const Row& row : {Row{"first reading", false}, Row{"after an outage", true}}) {
+    SCOPED_TRACE(row.name);
+    Harness h;
+    double t = 15;
+    if (row.outage) {
+      h.Tick(t);
+      h.pool.fail = true;
+      for (t = 30; t <= 150; t += 15) h.Tick(t);
+      h.pool.fail = false;
+    }
+    h.pool.gpus = 12;  // 16 held
+    h.Want(6, 3);      // chat would grow: its Decision says why it does not
+    auto ds = h.Tick(t);
+    EXPECT_EQ(ds[1].constrained, 3) << ds[1].pool.detail;
+    EXPECT_EQ(ds[0].constrained, 4) << ds[0].pool.detail;
+    EXPECT_NE(ds[0].pool.detail.find("fewer than the workloads hold"), std::string::npos)
+        << ds[0].pool.detail;
+    h.Want(4, 3);
+    ds = h.Tick(t + 45);
+    EXPECT_EQ(ds[1].constrained, 3) << ds[1].pool.detail;
+    ds = h.Tick(t + 75);  // read low for longer than the 60 s grace
+    EXPECT_EQ(ds[1].constrained, 2) << ds[1].pool.detail;
+  }
+}
+
 // On Kubernetes an AIScaler that joins changes which pods are others' (PoolSource::Basis): a
 // size counted before is unknown (everyone holds), and it is read again at once, not when due.
 TEST(ControllerPool, ASizeCountedWithAnOlderSetOfWorkloadsIsReadAgainBeforeUse) {

@@ -15,7 +15,9 @@ class FakeActuator final : public Actuator {
  public:
   std::string_view Name() const override { return "fake"; }
   Result<ScaleState> Observe(const WorkloadRef& ref) override {
-    if (fail_observe) return Status::Error("unable to observe " + ref.Key() + ": injected");
+    if (fail_observe || fail_observe_of == ref.Key()) {
+      return Status::Error("unable to observe " + ref.Key() + ": injected");
+    }
     auto& s = state[ref.Key()];
     return s;
   }
@@ -42,6 +44,7 @@ class FakeActuator final : public Actuator {
   std::map<std::string, std::vector<ReplicaEndpoint>> endpoints;
   std::vector<std::pair<std::string, int>> applies;
   bool fail_observe = false;
+  std::string fail_observe_of;  // fails Observe of this workload key alone
   bool fail_apply = false;
   bool instant_ready = true;
 };
