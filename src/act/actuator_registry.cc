@@ -34,7 +34,9 @@ Result<TargetSpec> ParseKubernetes(const config::ConfigNode& node) {
   const size_t before = node.errors()->size();
   KubernetesTargetConfig cfg = KubernetesTargetConfig::Parse(node);
   if (node.errors()->size() > before) return Status::Invalid("see config errors");
-  TargetSpec t{"kubernetes", nullptr, EngineObject{cfg.namespace_, cfg.resource.kind, cfg.name}};
+  TargetSpec t{
+      "kubernetes", nullptr,
+      EngineObject{cfg.namespace_, cfg.resource.kind, cfg.name, cfg.resource.ApiVersion()}};
   t.make = [cfg](const WorkloadRef& ref, int, const BuildEnv& env) {
     return MakeKubernetesActuator(ref, cfg, env, KubeAuthEnv::Process());
   };

@@ -38,6 +38,11 @@ bool Managed(const json& pod, const std::vector<EngineObject>& managed) {
     for (const EngineObject& m : managed) {
       if (m.namespace_ != ns) continue;
       if (kind == m.kind && name == m.name) return true;
+      // A custom resource named by its resource alone: its kind is not known here, its API is.
+      if (m.kind.empty() && name == m.name && !m.api_version.empty() &&
+          StringAt(o, "apiVersion") == m.api_version) {
+        return true;
+      }
       if (m.kind == "Deployment" && kind == "ReplicaSet" && ReplicaSetOf(name, m.name)) return true;
     }
   }

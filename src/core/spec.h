@@ -72,6 +72,9 @@ struct EngineObject {
   std::string namespace_;
   std::string kind;
   std::string name;
+  // "group/version" of its API ("apps/v1"): a Kubernetes owner reference names it with the
+  // kind, and a custom resource named by `resource:` alone has no kind to match by.
+  std::string api_version = {};
 };
 
 struct TargetSpec {

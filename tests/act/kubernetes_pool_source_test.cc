@@ -55,8 +55,15 @@ json Quota(const std::string& ns, int gpus) {
 json List(std::vector<json> items) { return {{"items", json(std::move(items))}}; }
 
 TEST(KubePoolCapacity, ReadyNodesLessOthersPods) {
-  const std::vector<EngineObject> managed = {{"ai", "Deployment", "llm"},
-                                             {"train", "PyTorchJob", "llama"}};
+  // A custom resource named by `resource:` alone has no kind: its pods are matched by the
+  // owner's apiVersion and name.
+  const std::vector<EngineObject> managed = {{"ai", "Deployment", "llm", "apps/v1"},
+                                             {"train", "PyTorchJob", "llama", "kubeflow.org/v1"},
+                                             {"ai", "", "widget", "example.com/v1"}};
+  auto owned_by = [](json pod, const std::string& api_version) {
+    pod["metadata"]["ownerReferences"][0]["apiVersion"] = api_version;
+    return pod;
+  };
   struct Case {
     std::string name;
     std::vector<json> nodes, pods, quotas;
@@ -94,6 +101,14 @@ TEST(KubePoolCapacity, ReadyNodesLessOthersPods) {
        {},
        6,
        "",
+       {}},
+      {"a kind-less custom resource's pods are ours by apiVersion and name",
+       {Node("a", 8)},
+       {owned_by(Pod("ai", "a", 2, "Widget", "widget"), "example.com/v1"),
+        owned_by(Pod("ai", "a", 1, "Widget", "widget"), "other.example.com/v1")},
+       {},
+       7,
+       "1 GPU held by pods aiscale does not manage",
        {}},
       {"the same name in another namespace is not ours",
        {Node("a", 8)},
@@ -183,7 +198,7 @@ class KubernetesPoolSourceTest : public ::testing::Test {
     opts.attempt_timeout = Seconds(0.5);
     opts.seed = 7;
     return KubernetesPoolSource(std::make_unique<KubeClient>(ep, http_, clock_, opts),
-                                {{"ai", "Deployment", "llm"}});
+                                {{"ai", "Deployment", "llm", "apps/v1"}});
   }
   FakeKubeApiServer server_;
   CurlHttpClient http_;
@@ -230,7 +245,7 @@ TEST_F(KubernetesPoolSourceTest, AiScalerTargetsCountAsAiscalesOnceListed) {
   ASSERT_TRUE(got.ok()) << got.status().message();
   EXPECT_EQ(got->gpus, 5);  // kv's 3 are others' while no AIScaler scales it
   EXPECT_EQ(got->basis, source.Basis());
-  managed->SetWatched({{"ai", "StatefulSet", "kv"}});
+  managed->SetWatched({{"ai", "StatefulSet", "kv", "apps/v1"}});
   EXPECT_NE(got->basis, source.Basis());  // that reading is of the older set
   got = source.Observe();
   ASSERT_TRUE(got.ok()) << got.status().message();
