@@ -136,6 +136,12 @@ Result<std::vector<SlurmNode>> ParseSinfoJson(std::string_view text) {
     SlurmNode node{Str(n, "name"), Str(n, "address"), Lower(Str(n, "state")), false, {}, 0, ""};
     if (node.name.empty()) return Status::Invalid("sinfo output: a node has no name");
     ASSIGN_OR_RETURN(node.gpus, NodeGpus(node.name, Str(n, "gres")));
+    // The base state as the text format's: only these take jobs ("down", "future", "unknown"
+    // do not, flag or none).
+    if (!node.state.empty() && node.state != "idle" && node.state != "allocated" &&
+        node.state != "mixed") {
+      node.unavailable = true;
+    }
     if (auto f = n.find("state_flags"); f != n.end() && f->is_array()) {
       for (const json& flag : *f) {
         if (flag.is_string() && FlagBlocksJobs(flag.get<std::string>())) {

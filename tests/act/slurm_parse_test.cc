@@ -171,6 +171,24 @@ TEST(SlurmParse, SinfoTextStateSuffixes) {
   EXPECT_FALSE((*nodes)[4].unavailable);
 }
 
+// sinfo --json's base state counts as the text format's does: a node "down" (or "future",
+// "unknown") takes no job even with no state flag.
+TEST(SlurmParse, SinfoJsonBaseStateDownIsUnavailable) {
+  const std::string text = R"({"errors": [], "nodes": [
+      {"name": "a", "address": "10.0.0.1", "state": "idle", "gres": "gpu:4", "partitions": ["gpu"]},
+      {"name": "b", "address": "10.0.0.2", "state": "down", "gres": "gpu:4", "partitions": ["gpu"]},
+      {"name": "c", "address": "10.0.0.3", "state": "mixed", "gres": "gpu:4", "partitions": ["gpu"]},
+      {"name": "d", "address": "10.0.0.4", "state": "future", "gres": "gpu:4",
+       "partitions": ["gpu"]}]})";
+  Result<std::vector<SlurmNode>> nodes = ParseSinfoJson(text);
+  ASSERT_TRUE(nodes.ok()) << nodes.status().message();
+  ASSERT_EQ(nodes->size(), 4u);
+  EXPECT_FALSE((*nodes)[0].unavailable);
+  EXPECT_TRUE((*nodes)[1].unavailable);
+  EXPECT_FALSE((*nodes)[2].unavailable);
+  EXPECT_TRUE((*nodes)[3].unavailable);
+}
+
 TEST(SlurmParse, GresGpus) {
   struct Case {
     const char* gres;
