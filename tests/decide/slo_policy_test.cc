@@ -68,6 +68,12 @@ struct Harness {
     one(signals::kTtftP99S, x.ttft_p99_s);
     one(signals::kLatencyP99S, x.latency_p99_s);
     if (x.kv_usage >= 0) one(signals::kKvCacheUsage, x.kv_usage);
+    if (quantiles_stale) {  // the last readings are two minutes old: older than the 60 s limit
+      for (std::string_view name : {signals::kTtftP99S, signals::kLatencyP99S}) {
+        signals.Ingest(name, {{std::string(name), "", 0.5, now - Seconds(120), true}}, now,
+                       Seconds(60));
+      }
+    }
     PolicyInput in{signals, current, ready, now, std::nullopt, std::nullopt, std::nullopt, 0};
     in.asleep = asleep;
     in.asleep_ready = asleep_ready;
@@ -90,7 +96,8 @@ struct Harness {
   bool follow = true;  // the replicas follow the recommendation (else the test sets the counts)
   double t = 0;
   std::string demand_signal{signals::kRequestRate};
-  bool demand_missing = false;  // the demand signal has no observation this tick
+  bool demand_missing = false;   // the demand signal has no observation this tick
+  bool quantiles_stale = false;  // the TTFT and latency quantiles are stale this tick
 };
 
 TEST(SloPolicy, LearnsACapacityFromTheSignalsAlone) {
@@ -233,6 +240,32 @@ TEST(SloPolicy, NoScaleDownUntilABreakEvenOfDemandIsWatched) {
     EXPECT_GE(first_down_s, 155) << "scaled down before watching a break-even of demand";
     EXPECT_GT(first_down_s, 0) << "never scaled down once it had";
   }
+}
+
+// A window whose quantiles are stale (or failed, or from some replicas only) says nothing about
+// the SLO: the estimate, rising toward the KV cache's extrapolation before, holds until they are
+// fresh again.
+TEST(SloPolicy, StaleQuantilesTeachNothing) {
+  Harness h(10, /*kv=*/true);
+  double before = FactOf(h.At(h.Modelled(100, h.current)), "capacity");
+  bool rising = false;
+  for (int i = 0; i < 200 && !rising; ++i) {
+    const double now = FactOf(h.At(h.Modelled(100, h.current)), "capacity");
+    rising = before > 0 && now > before;
+    before = now;
+  }
+  ASSERT_TRUE(rising) << "the estimate never rose toward the KV cache's extrapolation";
+  h.quantiles_stale = true;
+  Recommendation r = h.At(h.Modelled(100, h.current));
+  const double held = FactOf(r, "capacity");
+  for (int i = 0; i < 20; ++i) {
+    r = h.At(h.Modelled(100, h.current));
+    EXPECT_DOUBLE_EQ(FactOf(r, "capacity"), held) << r.reason;
+  }
+  EXPECT_NE(r.reason.find("the window's SLO is not known"), std::string::npos) << r.reason;
+  h.quantiles_stale = false;
+  for (int i = 0; i < 8; ++i) r = h.At(h.Modelled(100, h.current));
+  EXPECT_GT(FactOf(r, "capacity"), held) << r.reason;
 }
 
 // A custom demand signal may take any value: a negative one is held as bad input, never read as

@@ -38,6 +38,9 @@ struct SloPolicy::Inputs {
   std::optional<double> busy;         // mean GPU busy share, 0-1
   double queue = 0;
   std::string bad;  // why this tick's input is not to be trusted; empty when it is
+  // Why the window's SLO is not known (a quantile stale, failed to fetch, or from some replicas
+  // only: the one left out may be the one that broke): nothing is learned from it.
+  std::string unseen;
 };
 
 SloPolicy::SloPolicy(SloConfig cfg) : cfg_(std::move(cfg)) {}
@@ -67,6 +70,16 @@ SloPolicy::Inputs SloPolicy::Read(const PolicyInput& in) const {
   invalid(signals::kTtftP99S, ttft);
   invalid(signals::kLatencyP99S, latency);
   invalid(signals::kQueueLen, queue);
+  auto unseen = [&x](std::string_view name, const SignalSnapshot& s) {
+    if (s.status != SignalStatus::kStale && s.status != SignalStatus::kFetchFailed &&
+        s.status != SignalStatus::kPartial) {
+      return;
+    }
+    StrAppend(x.unseen, x.unseen.empty() ? "" : "; ", name, " is ", SignalStatusName(s.status),
+              " (", s.detail, ")");
+  };
+  unseen(signals::kTtftP99S, ttft);
+  unseen(signals::kLatencyP99S, latency);
   x.ttft = Largest(ttft);
   x.latency = Largest(latency);
   if (latency.ok()) x.latency_sources = std::max<size_t>(1, latency.instances.size());
@@ -110,7 +123,7 @@ Recommendation SloPolicy::Recommend(const PolicyInput& in, PersistentState& stat
 
   // A custom demand signal may take any value; a negative demand is a counter that went
   // backwards (or a broken query), not "no demand".
-  const bool negative = x.demand->ok() && !(x.demand->sum >= 0);
+  const bool negative = x.demand->ok() && !(x.demand->sum >= 0 && std::isfinite(x.demand->sum));
   if (!x.demand->ok() || negative) {
     const serving::CapacityState cap =
         learner.Hold(negative ? StrCat(cfg_.signal, " is negative (", Num(x.demand->sum), ")")
@@ -144,6 +157,8 @@ Recommendation SloPolicy::Recommend(const PolicyInput& in, PersistentState& stat
   serving::CapacityState cap;
   if (!x.bad.empty()) {
     cap = learner.Hold(x.bad);
+  } else if (!x.unseen.empty()) {
+    cap = learner.Hold(x.unseen + ": the window's SLO is not known");
   } else if (in.ready <= 0) {
     cap = learner.Hold("no replica is ready to measure");
   } else {

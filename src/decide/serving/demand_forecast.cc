@@ -66,9 +66,10 @@ double DemandForecast::Observe(double demand, double now_s) {
   size_t gone = 0;
   while (gone + 2 < raw.size() && raw[gone] <= now_s - p_.absorb_s) gone += 2;
   raw.erase(raw.begin(), raw.begin() + static_cast<std::ptrdiff_t>(gone));
-  double sum = 0;
-  for (size_t i = 1; i < raw.size(); i += 2) sum += raw[i];
-  const double absorbed = sum / static_cast<double>(raw.size() / 2);
+  // A mean of shares: a sum of huge (finite) readings would overflow to infinity.
+  const double n = static_cast<double>(raw.size() / 2);
+  double absorbed = 0;
+  for (size_t i = 1; i < raw.size(); i += 2) absorbed += raw[i] / n;
   std::vector<double>& recent = state_.Vec(recent_key_);
   if (recent.size() % 2 != 0) recent.clear();
   recent.insert(recent.end(), {now_s, absorbed});
