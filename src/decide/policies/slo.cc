@@ -125,10 +125,10 @@ Recommendation SloPolicy::Recommend(const PolicyInput& in, PersistentState& stat
   // backwards (or a broken query), not "no demand".
   const bool negative = x.demand->ok() && !(x.demand->sum >= 0 && std::isfinite(x.demand->sum));
   if (!x.demand->ok() || negative) {
-    const serving::CapacityState cap =
-        learner.Hold(negative ? StrCat(cfg_.signal, " is negative (", Num(x.demand->sum), ")")
-                              : StrCat(cfg_.signal, " is ", SignalStatusName(x.demand->status),
-                                       " (", x.demand->detail, ")"));
+    const serving::CapacityState cap = learner.Hold(
+        negative ? StrCat(cfg_.signal, " is negative or not finite (", Num(x.demand->sum), ")")
+                 : StrCat(cfg_.signal, " is ", SignalStatusName(x.demand->status), " (",
+                          x.demand->detail, ")"));
     r.desired = in.current;
     r.rule = x.bad.empty() && !negative ? "missing_data" : "bad_input";
     r.reason = cap.reason + ": holding, never scaling down on missing or invalid demand";
