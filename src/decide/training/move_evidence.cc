@@ -33,25 +33,45 @@ std::string ZText(double z) {
 
 }  // namespace
 
+namespace {
+
+// z of `to` over `from` (per node or for the job), filled into m.
+void Judge(MoveEvidence& m) {
+  if (m.from.count <= 0 || m.to.count <= 0) return;
+  m.judged = true;
+  const double nf = m.per_node ? m.from.nodes : 1, nt = m.per_node ? m.to.nodes : 1;
+  m.diff = m.to.mean / nt - m.from.mean / nf;
+  m.se = std::hypot(m.to.se / nt, m.from.se / nf);
+  m.z = ZScore(m.diff, m.se);
+}
+
+}  // namespace
+
 MoveEvidence JudgeMove(const ThroughputModel& model, int from, int to, bool per_node) {
   MoveEvidence m;
   m.from = model.Evidence(from);
   m.to = model.Evidence(to);
   m.per_node = per_node;
+  Judge(m);
   const auto drift = model.DriftAt(from);
-  if (drift && std::abs(drift->z) >= kDriftZ &&
-      std::abs(drift->stint.mean - drift->earlier.mean) >= kMinDrift * drift->earlier.mean) {
-    m.drifted = true;
-    m.from = drift->earlier;
-    m.from_now = drift->stint;
-    m.drift_z = drift->z;
+  if (!drift) return m;
+  MoveEvidence era = m;
+  era.from = drift->earlier;
+  era.from_now = drift->stint;
+  era.drift_z = drift->z;
+  era.whole_z = m.z;
+  era.judged = false;
+  Judge(era);
+  era.drifted =
+      std::abs(drift->z) >= kDriftZ &&
+      std::abs(drift->stint.mean - drift->earlier.mean) >= kMinDrift * drift->earlier.mean;
+  // The weaker of the two comparisons decides, unless the stint drifted beyond its noise: then
+  // only the earlier readings are of the other size's time.
+  if (era.drifted) return era;
+  if (m.judged && era.judged && era.z < m.z) {
+    era.era = true;
+    return era;
   }
-  if (m.from.count <= 0 || m.to.count <= 0) return m;
-  m.judged = true;
-  const double nf = per_node ? from : 1, nt = per_node ? to : 1;
-  m.diff = m.to.mean / nt - m.from.mean / nf;
-  m.se = std::hypot(m.to.se / nt, m.from.se / nf);
-  m.z = ZScore(m.diff, m.se);
   return m;
 }
 
@@ -65,6 +85,11 @@ std::string MoveEvidence::Text() const {
             Fmt("%.4g", from_now.mean) + "±" + Fmt("%.2g", from_now.se) +
             " samples/s, z = " + ZText(drift_z) + "): " + std::to_string(to.nodes) +
             " is weighed against those, of its own time; ";
+  } else if (era) {
+    // "2's readings before this stint back the move less than all of 2's (z = 3.7): "
+    drift = std::to_string(from.nodes) + "'s readings before this stint (of " +
+            std::to_string(to.nodes) + "'s time) back the move less than all of " +
+            std::to_string(from.nodes) + "'s (z = " + ZText(whole_z) + "): ";
   }
   return drift + JudgedText();
 }

@@ -8,7 +8,8 @@
 // each size's spread and readings, ThroughputModel::Evidence): z = difference / standard error.
 // A move to a size never measured is the prior's call (exploring), so it is not judged here;
 // a move away from a size not measured yet, to one that was, waits for a reading where the job
-// is (what it paid a restart to learn). Pure; value types.
+// is (what it paid a restart to learn). From a size with an earlier stint, the move is judged
+// against those readings too and the weaker comparison decides. Pure; value types.
 #pragma once
 
 #include <string>
@@ -28,6 +29,13 @@ struct MoveEvidence {
   bool drifted = false;
   SizeEvidence from_now;
   double drift_z = 0;
+  // Judged against `from`'s earlier readings without a drift beyond kDriftZ, because they back
+  // the move less than all of `from`'s: a stint that moved by less than that still must not tip
+  // a comparison across eras (CI of 2026-12-07: 2 at 381, 3 at 408, back at 2 about 309 at a
+  // drift z of -2.8; all of 2, 333, against 3 sent the job back to 3 at z = 3.7).
+  // `whole_z`: the z over all of `from`'s readings.
+  bool era = false;
+  double whole_z = 0;
 
   // Backed beyond `needed` standard errors; true when `to` was never measured (the prior's
   // call), false when only `from` lacks readings.
