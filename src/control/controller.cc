@@ -124,6 +124,7 @@ Status Controller::Add(WorkloadBinding b) {
   RETURN_IF_ERROR(LoadStates(*w));
   if (options_.steering) RETURN_IF_ERROR(options_.steering->Restore(key));
   StartCollecting(*w);
+  departed_gpus_.erase(key);  // managed again: its claim counts what it holds
   keys_[key] = w.get();
   workloads_.push_back(std::move(w));
   return Status::Ok();

@@ -19,6 +19,7 @@
 #include <atomic>
 #include <deque>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -138,7 +139,9 @@ class Controller {
   // policy changed (then it starts empty); another state key loads that key's states. Its
   // signal history and fetches stay when its signals are unchanged. Remove stops managing a
   // workload and leaves its engine as it is, after writing its states to the Store (an error there
-  // is returned; the workload is removed all the same). Both are kNotFound for a key not managed.
+  // is returned; the workload is removed all the same); in a pool of a fixed size the GPUs it
+  // last held stay counted as held (its replicas still run) until the same key is added again. Both
+  // are kNotFound for a key not managed.
   Status Replace(WorkloadBinding binding);
   Status Remove(const std::string& key);
   // A config reload: replaces workload `index`'s policy, stabilizer, constraints, bounds and
@@ -221,6 +224,8 @@ class Controller {
   void TrackLoan(const Workload& w, const PoolClaim& c, const Grant& g, double now_s);
   // Runs the allocator over this tick's plans; writes each grant into its Decision.
   void AllocatePool(std::vector<Decision>& ds, const std::vector<char>& acts, TimePoint now);
+  // A pool of a fixed size less departed_gpus_, the Decisions' pool detail saying whose.
+  void LeaveOutDeparted(AllocatorInput& in) const;
   void RecordPool(Workload& w, Decision& d, const PoolClaim& c, const Grant& g, TimePoint now);
   PoolClaim ClaimOf(const Workload& w, const Decision& d, bool acts, TimePoint now) const;
   void CountPool(const Allocation& a) const;
@@ -268,7 +273,10 @@ class Controller {
   Allocation last_allocation_;                           // for PoolRoom and the API
   std::deque<std::pair<double, int64_t>> idle_history_;  // (t_s, idle GPUs) after allocations
   std::optional<int64_t> last_elastic_idle_;             // StableIdle at the last allocation
-  int64_t owed_gpus_ = 0;                // sum of the workloads' owed_gpus at the last allocation
+  int64_t owed_gpus_ = 0;  // sum of the workloads' owed_gpus at the last allocation
+  // GPUs of pool members removed while their replicas ran, by key (a pool of a fixed size
+  // cannot see them go; an engine-read one counts them as others'): not lent until re-added.
+  std::map<std::string, int64_t> departed_gpus_;
   PoolLoans loans_;                      // GPUs lent to elastic workloads
   std::optional<double> loan_estimate_;  // loans_.Expected at the last allocation
   std::string last_pool_note_;

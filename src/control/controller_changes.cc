@@ -100,6 +100,13 @@ Status Controller::Remove(const std::string& key) {
     }
   }
   loans_.Drop(key);
+  const Workload& w = *workloads_[i];
+  if (w.binding.pool && pool_spec_ && pool_spec_->from.empty()) {
+    // Never observed, the least it runs at stays held: more could shrink others for GPUs that
+    // may not be in use.
+    const int64_t replicas = w.last_current ? *w.last_current : w.binding.min_replicas;
+    departed_gpus_[key] = replicas * w.binding.pool->gpus_per_replica;
+  }
   keys_.erase(key);
   workloads_.erase(workloads_.begin() + static_cast<std::ptrdiff_t>(i));
   if (i < batch_.size()) batch_.erase(batch_.begin() + static_cast<std::ptrdiff_t>(i));

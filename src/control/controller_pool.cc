@@ -192,6 +192,7 @@ void Controller::AllocatePool(std::vector<Decision>& ds, const std::vector<char>
                                        : std::optional<int64_t>(it->second));
     }
   }
+  if (in.pool_gpus) LeaveOutDeparted(in);
   std::vector<size_t> index;  // claim -> workload
   for (size_t i = 0; i < workloads_.size(); ++i) {
     if (!workloads_[i]->binding.pool) continue;
@@ -248,6 +249,20 @@ void Controller::AllocatePool(std::vector<Decision>& ds, const std::vector<char>
   loan_estimate_ = loans_.Expected(SinceEpochSeconds(now));
   if (options_.telemetry) CountPool(last_allocation_);
   if (options_.board) options_.board->PublishPool(PoolViewOf(last_allocation_));
+}
+
+void Controller::LeaveOutDeparted(AllocatorInput& in) const {
+  int64_t gpus = 0;
+  std::string who;
+  for (const auto& [key, n] : departed_gpus_) {
+    if (n <= 0) continue;
+    gpus += n;
+    who += (who.empty() ? "" : ", ") + key + " " + std::to_string(n);
+  }
+  if (gpus == 0) return;
+  in.pool_gpus = std::max<int64_t>(0, *in.pool_gpus - gpus);
+  in.pool_detail += "; " + std::to_string(gpus) + " GPUs held by workloads no longer managed (" +
+                    who + ") are left out until they are managed again";
 }
 
 PoolView Controller::PoolViewOf(const Allocation& a) const {

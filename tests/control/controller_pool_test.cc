@@ -254,6 +254,26 @@ TEST(ControllerPool, ALowFirstReadingShrinksNoOneUntilItLasts) {
   }
 }
 
+// A workload removed from aiscale (its AIScaler deleted) leaves its replicas running: in a pool
+// of a fixed size their GPUs are not lent to others until the workload is managed again.
+TEST(ControllerPool, ARemovedWorkloadsGpusAreNotLent) {
+  Harness h;  // 16 GPUs: chat 4, bert 3 x 4 = 12
+  h.Tick(15);
+  ASSERT_TRUE(h.ctl->Remove("ns/chat").ok());
+  h.Want(4, 4);  // bert would take chat's 4 once they were idle for the lend delay (120 s)
+  std::vector<Decision> ds;
+  for (double t = 30; t <= 210; t += 15) ds = h.Tick(t);
+  ASSERT_EQ(ds.size(), 1u);
+  EXPECT_EQ(ds[0].constrained, 3) << ds[0].pool.detail;
+  EXPECT_NE(ds[0].pool.detail.find("pool full (12 GPUs"), std::string::npos) << ds[0].pool.detail;
+  // Managed again, its claim counts what it holds: the pool is whole, and nothing is lent twice.
+  h.Add("chat", 0, 0, 1, /*elastic=*/false);
+  ds = h.Tick(225);
+  ASSERT_EQ(ds.size(), 2u);
+  ASSERT_EQ(ds[0].workload, "ns/bert");
+  EXPECT_EQ(ds[1].constrained + 4 * ds[0].constrained, 16) << ds[0].pool.detail;
+}
+
 // On Kubernetes an AIScaler that joins changes which pods are others' (PoolSource::Basis): a
 // size counted before is unknown (everyone holds), and it is read again at once, not when due.
 TEST(ControllerPool, ASizeCountedWithAnOlderSetOfWorkloadsIsReadAgainBeforeUse) {
