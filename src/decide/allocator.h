@@ -6,7 +6,8 @@
 //      the pool; a workload's own scale-down stands.
 //   1. A workload's own scale-down is granted at once; what it frees is idle.
 //   2. The pool smaller than what is held (a node lost): the excess is taken back as in 4,
-//      borrowed GPUs first, and below floors only when floors alone exceed the pool.
+//      borrowed GPUs first, and below floors only when floors alone exceed the pool (a workload
+//      the pool may not shrink, paused or pinned, last).
 //   3. Growth within the tenant's guarantee, highest priority first. When idle GPUs do not cover
 //      it, GPUs are taken back, cheapest source first: other tenants' borrowed GPUs (elastic
 //      training shrunk where the lost progress is smallest, then serving, lowest priority

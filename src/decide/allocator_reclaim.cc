@@ -153,8 +153,13 @@ int64_t AllocatorRun::ReclaimOthers(const Asker& a, Tier tier, int64_t need) {
     const bool kind_ok = tier == Tier::kBelowFloors || !C(v).elastic;
     if (kind_ok && Eligible(v, a, tier) && Reducible(v, a, tier) > 0) victims.push_back(v);
   });
-  std::stable_sort(victims.begin(), victims.end(),
-                   [&](size_t x, size_t y) { return C(x).priority > C(y).priority; });
+  // Below floors, a workload the pool may not shrink (an operator's pause or pin, serving not
+  // reducible) gives way last: the pool shrinking past every floor overrides a person's hold
+  // only where nothing else is left.
+  std::stable_sort(victims.begin(), victims.end(), [&](size_t x, size_t y) {
+    if (tier == Tier::kBelowFloors && C(x).may_borrow != C(y).may_borrow) return C(x).may_borrow;
+    return C(x).priority > C(y).priority;
+  });
   int64_t got = 0;
   for (size_t v : victims) {
     if (got >= need) break;

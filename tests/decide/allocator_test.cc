@@ -166,6 +166,21 @@ std::vector<Case> Cases() {
        Input(4, {Tenant("default", 0)},
              {Claim("chat", 0, 0, 1, 1, 4, 4, 4), Claim("bert", 0, 1, 4, 1, 1, 1, 1, true)}),
        {{4, GrantReason::kAsWanted}, {0, GrantReason::kShrunk}}});
+  // A pinned workload (floor = current, may not borrow) gives way below floors last, whatever
+  // its priority: the batch job an operator pinned at 4 keeps them while chat may give more.
+  {
+    AllocatorInput in =
+        Input(5, {Tenant("default", 0)},
+              {Claim("chat", 0, 0, 1, 1, 4, 4, 2), Claim("pinned", 0, 2, 1, 1, 4, 4, 4)});
+    in.claims[1].may_borrow = false;
+    cases.push_back({"below floors a pinned workload gives way last",
+                     in,
+                     {{1, GrantReason::kShrunk}, {4, GrantReason::kAsWanted}}});
+    in.pool_gpus = 3;  // nothing else is left: the pin gives way too
+    cases.push_back({"below floors a pin gives way only where nothing else is left",
+                     in,
+                     {{0, GrantReason::kShrunk}, {3, GrantReason::kShrunk}}});
+  }
   // Idle first: a tenant at its guarantee whose serving grows borrows idle GPUs before its own
   // lower priorities are shrunk (they were shrunk, and with the tenant over its guarantee the
   // GPUs taken went to no one).
@@ -199,7 +214,8 @@ TEST(Allocator, Rules) {
     ASSERT_EQ(a.grants.size(), c.want.size());
     std::string detail;
     for (size_t i = 0; i < c.want.size(); ++i) {
-      EXPECT_EQ(a.grants[i].replicas, c.want[i].replicas) << "claim " << i;
+      EXPECT_EQ(a.grants[i].replicas, c.want[i].replicas)
+          << "claim " << i << ": " << a.grants[i].detail;
       EXPECT_EQ(GrantReasonName(a.grants[i].reason), GrantReasonName(c.want[i].reason))
           << "claim " << i << ": " << a.grants[i].detail;
       if (detail.empty() && a.grants[i].reason != GrantReason::kAsWanted) {
