@@ -33,12 +33,26 @@ int64_t AllocatorRun::Reducible(size_t v, const Asker& a, Tier tier) const {
     r = RoundDown(Gpus(v, grant_[v] - std::min(c.floor, grant_[v])), step);
   }
   if (tier == Tier::kBorrowed) {
+    if (SuspendsForOwner(v, a, tier)) return Gpus(v, grant_[v]);
     const int64_t limit =
         a.owned ? RoundUp(Excess(c.tenant), step) : RoundDown(Excess(c.tenant), step);
     if (WholeJob(v)) return (a.owned && limit > 0) || limit >= r ? r : 0;
     r = std::min(r, limit);
   }
   return std::max<int64_t>(0, r);
+}
+
+bool AllocatorRun::SuspendsForOwner(size_t v, const Asker& a, Tier tier) const {
+  const PoolClaim& c = C(v);
+  if (tier != Tier::kBorrowed || !a.owned || a.claim == kNone || !c.elastic || WholeJob(v) ||
+      grant_[v] <= 0 || c.floor <= 0) {
+    return false;
+  }
+  int64_t above_floors = 0;
+  for (size_t w : by_tenant_[c.tenant]) {
+    above_floors += RoundDown(Gpus(w, grant_[w] - std::min(C(w).floor, grant_[w])), StepGpus(w));
+  }
+  return Excess(c.tenant) > above_floors;
 }
 
 double AllocatorRun::Cost(size_t v, int to) const {
@@ -105,7 +119,16 @@ bool AllocatorRun::BestElastic(const Asker& a, Tier tier, int64_t need, Option& 
     const int64_t r = Reducible(v, a, tier);
     if (r <= 0) return;
     Option o{v, 0, r, 0};
-    if (!WholeJob(v)) o.freed = std::min(RoundUp(need, StepGpus(v)), r);
+    if (!WholeJob(v)) {
+      const int64_t step = StepGpus(v);
+      o.freed = std::min(RoundUp(need, step), r);
+      if (SuspendsForOwner(v, a, tier)) {
+        // Toward its floor when that covers the owner; else whole: below it, it cannot run.
+        const int64_t to_floor =
+            RoundDown(Gpus(v, grant_[v] - std::min(C(v).floor, grant_[v])), step);
+        o.freed = need <= to_floor ? std::min(RoundUp(need, step), to_floor) : r;
+      }
+    }
     o.to = grant_[v] - static_cast<int>(o.freed / std::max(1, C(v).gpus_per_replica));
     o.cost = Cost(v, o.to) - Cost(v, grant_[v]);
     const bool covers = o.freed >= need;

@@ -53,6 +53,10 @@ class AllocatorRun {
   int64_t BorrowRoom(int t) const;
   int64_t Ceiling(int t) const;  // the engine's quota for tenant t, else the pool
   bool WholeJob(size_t i) const;
+  // An owner reclaiming its guarantee may suspend elastic job `v` whole: its tenant borrows
+  // more than all of its workloads hold above their floors, so the floors stand on borrowed
+  // GPUs, and shrinking to floors alone would keep the owner from its guarantee for good.
+  bool SuspendsForOwner(size_t v, const Asker& a, Tier tier) const;
   bool Wants(size_t i) const;  // wants more this tick and may ask
   bool Limited(int t) const;   // a borrow limit or quota binds before the pool does
   bool Eligible(size_t v, const Asker& a, Tier tier) const;
