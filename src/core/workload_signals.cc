@@ -231,9 +231,17 @@ void WorkloadSignals::Ingest(size_t slot, const std::vector<Observation>& obs, T
   snap.duplicates = d.duplicates;
   Describe(d, obs.size(), staleness, snap);
   if (kept > 0) {
-    // One history point per ingest, at the newest measurement time.
-    e.sums.Append(snap.at, snap.sum);
-    e.means.Append(snap.at, snap.mean);
+    // One history point per ingest, at the newest measurement time. A partial reading (some
+    // replicas silent or dropped) is no lower than the last point: a sum over fewer replicas
+    // reads low, and once data is complete again a window over those low points scaled down
+    // (KPA 4 -> 3 after two ticks with 2 of 4 replicas answering).
+    double sum = snap.sum, mean = snap.mean;
+    if (!snap.complete()) {
+      if (const auto last = e.sums.Latest()) sum = std::max(sum, last->value);
+      if (const auto last = e.means.Latest()) mean = std::max(mean, last->value);
+    }
+    e.sums.Append(snap.at, sum);
+    e.means.Append(snap.at, mean);
   }
 }
 

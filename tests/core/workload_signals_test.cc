@@ -286,6 +286,35 @@ TEST(WorkloadSignals, MatchesSeriesToTheEnginesReplicas) {
   }
 }
 
+// A partial reading (replicas silent) reads low; in the history it stands no lower than the
+// last point, so a window over it cannot scale down once data is complete again (KPA went
+// 4 -> 3 after two ticks with 2 of 4 replicas answering). A partial reading above the last
+// point (load rising on the replicas that answer) is kept as read.
+TEST(WorkloadSignals, APartialReadingLowersNoHistory) {
+  WorkloadSignals ws;
+  ReplicaSet rs;
+  rs.Assign(
+      {Endpoint("r0", 9000), Endpoint("r1", 9001), Endpoint("r2", 9002), Endpoint("r3", 9003)});
+  auto ingest = [&](double t, int answering, double each) {
+    std::vector<Observation> obs;
+    const char* names[] = {"r0", "r1", "r2", "r3"};
+    for (int i = 0; i < answering; ++i) obs.push_back(Pod("concurrency", names[i], each, t));
+    ws.Ingest("concurrency", obs, AtSeconds(t), Seconds(45), &rs);
+    return ws.Get("concurrency");
+  };
+  EXPECT_TRUE(ingest(15, 4, 9.5).complete());
+  const SignalSnapshot partial = ingest(30, 2, 9.5);
+  EXPECT_EQ(partial.status, SignalStatus::kPartial);
+  EXPECT_DOUBLE_EQ(partial.sum, 19);  // the snapshot says what was read
+  EXPECT_DOUBLE_EQ(ws.SumHistory("concurrency").Latest()->value, 38);
+  EXPECT_DOUBLE_EQ(ws.MeanHistory("concurrency").Latest()->value, 9.5);
+  ingest(45, 2, 30);  // rising: 60 over two replicas
+  EXPECT_DOUBLE_EQ(ws.SumHistory("concurrency").Latest()->value, 60);
+  EXPECT_DOUBLE_EQ(ws.MeanHistory("concurrency").Latest()->value, 30);
+  ingest(60, 4, 2);  // complete again: as read
+  EXPECT_DOUBLE_EQ(ws.SumHistory("concurrency").Latest()->value, 8);
+}
+
 // Many series (a scrape of thousands of pods): duplicates found by hash, same answer.
 TEST(WorkloadSignals, ManyInstancesDeduplicateLikeFew) {
   std::vector<Observation> obs;
