@@ -35,7 +35,6 @@ ConstraintsConfig ConstraintsConfig::Parse(const config::ConfigNode& spec) {
 
 ConstrainResult Constraints::Constrain(int desired, int current,
                                        std::optional<int> max_available) const {
-  (void)current;
   ConstrainResult r{desired, ""};
   auto note = [&](const std::string& s) { r.reason += (r.reason.empty() ? "" : "; ") + s; };
   if (r.desired == 0 && c_.allow_scale_to_zero) return r;
@@ -52,10 +51,15 @@ ConstrainResult Constraints::Constrain(int desired, int current,
     r.desired = std::min(up, c_.max_replicas);
   }
   if (max_available && r.desired > *max_available) {
-    const int cap = (*max_available / c_.granularity) * c_.granularity;
-    note("cluster can host " + std::to_string(*max_available) + ", capped at " +
-         std::to_string(cap));
-    r.desired = cap;
+    // The free capacity limits growth only: what runs now already has its place (Slurm's
+    // figure leaves out what pending jobs hold; rounding to a group could cut below current).
+    const int cap =
+        std::max((*max_available / c_.granularity) * c_.granularity, std::min(r.desired, current));
+    if (cap < r.desired) {
+      note("cluster can host " + std::to_string(*max_available) + ", capped at " +
+           std::to_string(cap));
+      r.desired = cap;
+    }
   }
   if (r.desired < floor) {
     note("raised to min_replicas " + std::to_string(floor));

@@ -2,8 +2,9 @@
 //
 // Promises: the result is within [min_replicas, max_replicas] (or 0 when scale to zero is
 // allowed and asked for), a multiple of `granularity` (a model-parallel group), and not above
-// what the engine says it can host now, rounded down to the granularity. The reason names
-// every bound that changed the value.
+// what the engine says it can host now, rounded down to the granularity, unless that is below
+// the current size: free capacity limits growth only. The reason names every bound that
+// changed the value.
 #pragma once
 
 #include <optional>

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <iostream>
 #include <optional>
@@ -233,6 +234,48 @@ TEST(Predictive, MissingDemandNeverScalesDown) {
       EXPECT_EQ(r.rule, "missing_data");
     }
     EXPECT_GE(h.current, before);
+  }
+}
+
+// Restored state is input (a store written by another version, or garbled): a scale-down
+// window holding NaN read as 0 replicas for good, one out of order held the minimum for its
+// window, and a NaN bucket index or forecaster index kept the gap fill looping for good.
+TEST(Predictive, GarbledRestoredStateNeitherScalesToMinNorHangs) {
+  struct Case {
+    std::string name;
+    std::vector<double> t, v;  // the scale-down window, offsets from the first tick
+    std::string key;           // another key, garbled ("" none)
+    std::vector<double> value;
+  };
+  const double nan = std::nan("");
+  const std::vector<Case> cases = {
+      {"NaN window", {nan}, {nan}, "", {}},
+      {"window sizes rising", {-30, -15}, {1, 50}, "", {}},
+      {"window time ahead", {1e12}, {1}, "", {}},
+      {"NaN open bucket", {-30}, {20}, "agg", {nan, 0, 0}},
+      {"open bucket far ahead", {-30}, {20}, "agg", {1e15, 0, 0}},
+      {"NaN forecaster index", {-30}, {20}, "hw.scalars", {0, 0, 1, nan, 0, 0, 0, 0, 0, 0}},
+      {"forecaster index at the int64 floor",
+       {-30},
+       {20},
+       "hw.scalars",
+       {0, 0, 1, -9.2e18, 0, 0, 0, 0, 0, 0}},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    Harness h(kBase, Ctx());
+    h.current = 20;
+    const double t0 = 1000 * kTick;
+    for (double& t : h.state.Vec("sd.t") = c.t) t += t0;
+    h.state.Vec("sd.v") = c.v;
+    if (!c.key.empty()) h.state.Vec(c.key) = c.value;
+    int lowest = h.current;
+    for (double t = t0; t < t0 + 20 * kTick; t += kTick) {
+      const Recommendation r = h.Tick(t, 180);  // 180/s at 10/s per replica, 0.8: 23 replicas
+      EXPECT_TRUE(r.valid) << r.reason;
+      if (r.valid) lowest = std::min(lowest, r.desired);
+    }
+    EXPECT_GE(lowest, 20);
   }
 }
 

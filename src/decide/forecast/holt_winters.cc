@@ -31,7 +31,18 @@ HoltWinters::HoltWinters(const HoltWintersParams& params, PersistentState& state
   p_.long_season_slots = std::max(0, p_.long_season_slots);
   p_.long_slot_buckets = std::max(1, p_.long_slot_buckets);
   p_.score_horizon = std::max(0, p_.score_horizon);
-  if (scalars_.size() != kScalars) scalars_.assign({0, 0, 0, -1, 0, 0, 0, 0, 0, 0});
+  // Restored state is input: a value no Update could have written (not finite, an index past
+  // 2^53) starts the model over; a NaN index once kept the gap fill looping for good.
+  constexpr double kMaxIndex = 9007199254740992.0;  // 2^53
+  const auto sane = [&](const std::vector<double>& v) {
+    return std::all_of(v.begin(), v.end(), [](double x) { return std::isfinite(x); });
+  };
+  if (scalars_.size() != kScalars || !sane(scalars_) || std::abs(scalars_[kLast]) > kMaxIndex ||
+      scalars_[kObserved] < 0 || scalars_[kObserved] > kMaxIndex) {
+    scalars_.assign({0, 0, 0, -1, 0, 0, 0, 0, 0, 0});
+  }
+  if (!sane(season_)) season_.clear();
+  if (!sane(long_season_)) long_season_.clear();
   const size_t pending = p_.score_horizon > 0 ? 3 * static_cast<size_t>(p_.score_horizon + 1) : 0;
   if (pending_.size() != pending) {
     pending_.assign(pending, -1.0);
@@ -70,9 +81,9 @@ bool HoltWinters::Observe(int64_t index, double y) {
   if (!std::isfinite(y)) return false;
   if (observed() > 0 && index <= last_index()) return false;
   if (observed() > 0) {
-    const int64_t gap = index - last_index() - 1;
     const int64_t max_impute = p_.season_buckets > 0 ? p_.season_buckets : 1440;
-    if (gap > max_impute) {
+    // Compared without subtracting the stored index, which no overflow may turn negative.
+    if (last_index() < index - max_impute - 1) {
       // Too long to replay: keep what was learned about shape and level, drop the trend, and
       // restart a warm-up that had not finished (its slots would no longer be contiguous).
       scalars_[kTrend] = 0;

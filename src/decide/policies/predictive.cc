@@ -77,7 +77,12 @@ void PredictivePolicy::Aggregate(const PolicyInput& in, PersistentState& state,
   const int64_t bucket =
       static_cast<int64_t>(std::floor(SinceEpochSeconds(in.now) / cfg_.bucket_s));
   std::vector<double>& agg = state.Vec(kAgg);
-  if (agg.size() != 3) agg.assign({static_cast<double>(bucket), 0, 0});
+  // Restored state is input: a bucket that is not finite or lies ahead, or a negative count,
+  // starts the open bucket over.
+  if (agg.size() != 3 || !std::isfinite(agg[0] + agg[1] + agg[2]) ||
+      agg[0] > static_cast<double>(bucket) || agg[2] < 0) {
+    agg.assign({static_cast<double>(bucket), 0, 0});
+  }
   const int64_t open = SaturatingToInt64(agg[0]);
   if (bucket > open) {
     if (agg[2] > 0) {
@@ -101,7 +106,14 @@ int PredictivePolicy::SlowDown(int raw, const PolicyInput& in, PersistentState& 
   const double now_s = SinceEpochSeconds(in.now);
   std::vector<double>& t = state.Vec(kDownT);
   std::vector<double>& v = state.Vec(kDownV);
-  if (t.size() != v.size()) {
+  // Restored state is input: the window is a deque of times rising and sizes falling; anything
+  // else (a NaN read as 0 replicas for good) starts it over.
+  bool sane = t.size() == v.size();
+  for (size_t i = 0; sane && i < t.size(); ++i) {
+    sane = std::isfinite(t[i]) && std::isfinite(v[i]) && v[i] >= 0 && t[i] <= now_s &&
+           (i == 0 || (t[i] >= t[i - 1] && v[i] < v[i - 1]));
+  }
+  if (!sane) {
     t.clear();
     v.clear();
   }
