@@ -1,5 +1,6 @@
 #include "decide/policies/kpa.h"
 
+#include <cmath>
 #include <memory>
 #include <optional>
 #include <string>
@@ -187,6 +188,50 @@ TEST(KpaPolicy, MissingOrStaleDataHoldsNeverScalesDown) {
   EXPECT_FALSE(r.valid);
   EXPECT_NE(r.reason.find("connection refused"), std::string::npos) << r.reason;
   EXPECT_EQ(h.current, 8);
+}
+
+// Restored state and a sparse history are not Knative's per-second scrapes (a read-only review
+// found each): aiscale restarted keeps the state but not the history, and one sample scaled
+// 10 -> 5; a last sample exactly a stable window old (still valid at 90 s staleness) averaged
+// to 0 demand; a garbled last-nonzero time skipped the scale-to-zero grace.
+TEST(KpaPolicy, ARestartOrASparseHistoryScalesNothingDown) {
+  {
+    SCOPED_TRACE("restart: state kept, history lost");
+    Harness h(kTarget10, 10);
+    for (int t = 0; t <= 300; t += 15) h.At(t, 100);
+    ASSERT_EQ(h.current, 10);
+    Harness after(kTarget10, 10);
+    after.state = h.state;
+    Recommendation r = after.At(315, 50);  // one sample of half the load
+    EXPECT_EQ(r.desired, 10) << r.reason;
+    r = after.At(330, 50);
+    EXPECT_EQ(after.current, 10) << r.reason;
+    for (int t = 345; t <= 480; t += 15) r = after.At(t, 50);  // it lasts: then it counts
+    EXPECT_EQ(after.current, 5) << r.reason;
+  }
+  {
+    SCOPED_TRACE("the last sample a whole window old, still valid");
+    Harness h(kTarget10, 10);
+    for (int t = 0; t <= 300; t += 15) h.At(t, 100);
+    ASSERT_EQ(h.current, 10);
+    const Recommendation r = h.Ask(AtSeconds(360.2));
+    EXPECT_FALSE(r.valid) << r.reason;
+    EXPECT_EQ(h.current, 10);
+  }
+  {
+    SCOPED_TRACE("garbled last-nonzero time");
+    Harness h(
+        "name: kpa\ntarget: 10\ntarget_utilization: 1.0\nstable_window: 60s\n"
+        "scale_to_zero_grace_period: 300s\n",
+        1);
+    for (int t = 0; t <= 120; t += 15) h.At(t, 5);
+    Recommendation r;
+    for (int t = 135; t <= 210; t += 15) r = h.At(t, 0);
+    ASSERT_EQ(r.rule, "scale_to_zero_grace") << r.reason;  // idle 90 s of the 300 s grace
+    h.state.Vec("kpa.last_nonzero") = {std::nan("")};
+    r = h.At(225, 0);
+    EXPECT_EQ(r.desired, 1) << r.reason;
+  }
 }
 
 // With a 15 s control period each total is held in the seconds until the next tick, so a

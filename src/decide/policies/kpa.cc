@@ -197,7 +197,10 @@ Recommendation KpaPolicy::Recommend(const PolicyInput& in, PersistentState& stat
   const int64_t now_s = FloorSecond(in.now);
   const KpaWindow stable = KpaWindowAverage(buckets, now_s, stable_buckets);
   const KpaWindow panic = KpaWindowAverage(buckets, now_s, panic_buckets);
-  if (stable.empty) {
+  // Knative scrapes every second, so a window with no write is a window without traffic; here
+  // the newest sample may be a window old and still valid (staleness past the window), and the
+  // average would read it as 0 demand.
+  if (stable.empty || samples.empty() || in.now - samples.back().at >= params_.stable_window) {
     return Hold("no_data", StrCat("no ", c_.signal, " samples in the last ",
                                   Num(c_.stable_window_s, 6), " s; holding"));
   }
@@ -205,11 +208,24 @@ Recommendation KpaPolicy::Recommend(const PolicyInput& in, PersistentState& stat
   KpaPanicState ps;
   ps.panic_time = GetTime(state, kPanicTime);
   ps.max_panic_pods = ClampToInt(state.Get(kMaxPanicPods, 0), 0, kMaxReplicaCount);
+  if (samples.front().at > in.now - params_.stable_window && in.ready > 1 && !ps.panic_time) {
+    // Less than a stable window of history (aiscale restarted: the history is not stored, the
+    // state is): as Knative starts a new autoscaler, in panic, so no scale-down comes from the
+    // few samples seen since.
+    ps.panic_time = in.now;
+    ps.max_panic_pods = std::max(ps.max_panic_pods, in.ready);
+  }
   const KpaDecision d = KpaScale(params_, stable.value, panic.value, in.ready, in.now, ps);
   SetTime(state, kPanicTime, ps.panic_time);
   state.Set(kMaxPanicPods, ps.max_panic_pods);
 
   std::optional<TimePoint> last_nonzero = GetTime(state, kLastNonzero);
+  if (const std::vector<double>* v = state.FindVec(kLastNonzero);
+      !v || !(v->empty() || (v->size() == 2 && std::isfinite((*v)[0] + (*v)[1])))) {
+    // Written by SetTime at the first tick, empty only for "never had demand": anything else
+    // is garbled state, and demand counts as seen now (the grace runs again, no zero at once).
+    last_nonzero = in.now;
+  }
   const KpaZeroGate gate = KpaApplyScaleToZero(
       d.desired, in.current, in.now, Seconds(c_.scale_to_zero_grace_period_s), last_nonzero);
   SetTime(state, kLastNonzero, last_nonzero);
