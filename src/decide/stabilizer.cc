@@ -236,9 +236,16 @@ void StoreScaleEvent(const HpaBehavior& b, BehaviorHistory& h, int from, int to,
   }
 }
 
+void BehaviorHistory::NotAfter(TimePoint now) {
+  for (auto* list : {&recommendations, &scale_up_events, &scale_down_events}) {
+    for (TimedValue& e : *list) e.at = std::min(e.at, now);
+  }
+}
+
 StabilizeResult HpaBehaviorStabilizer::Stabilize(int recommended, int current, TimePoint now,
                                                  PersistentState& state) const {
   BehaviorHistory h = BehaviorHistory::Load(state);
+  h.NotAfter(now);
   const Normalized n = Normalize(behavior_, h, {current, recommended, 0, INT_MAX}, now);
   h.Save(state);
   StabilizeResult out;
@@ -262,6 +269,7 @@ StabilizeResult HpaBehaviorStabilizer::Stabilize(int recommended, int current, T
 void HpaBehaviorStabilizer::RecordScale(int from, int to, TimePoint now,
                                         PersistentState& state) const {
   BehaviorHistory h = BehaviorHistory::Load(state);
+  h.NotAfter(now);
   StoreScaleEvent(behavior_, h, from, to, now);
   h.Save(state);
 }

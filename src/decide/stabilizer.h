@@ -67,6 +67,9 @@ struct BehaviorHistory {
 
   static BehaviorHistory Load(const PersistentState& state);
   void Save(PersistentState& state) const;
+  // Entries stamped after `now` (the clock went back: a reboot, a leader on a slower clock)
+  // count as made now; left ahead they stayed inside every window for as long as they led.
+  void NotAfter(TimePoint now);
 };
 
 struct NormalizeInput {

@@ -121,6 +121,22 @@ TEST(HpaBehaviorStabilizer, UpWindowTakesTheLowestRecentRecommendation) {
   EXPECT_EQ(w.Tick(75, 8), 8);
 }
 
+// The clock went back an hour (a reboot, a leader on a slower clock): the recommendations of 4
+// stamped ahead stayed inside the 60 s up-window for that hour, and a recommendation of 20 was
+// held at 4. Counted as made now, they leave the window a window later.
+TEST(HpaBehaviorStabilizer, EntriesFromAClockThatWentBackLeaveTheWindow) {
+  HpaBehavior b = HpaBehavior::Defaults();
+  b.scale_up.stabilization_window_seconds = 60;
+  Workload w(b, 4);
+  for (double t = 3600; t <= 3660; t += 15) w.Tick(t, 4);
+  EXPECT_EQ(w.Tick(0, 20), 4);  // the clock is back at 0: inside the window now
+  double t = 15;
+  for (; t <= 60; t += 15) w.Tick(t, 20);
+  EXPECT_GT(w.current, 4) << w.last_reason;
+  for (; t <= 240; t += 15) w.Tick(t, 20);
+  EXPECT_EQ(w.current, 20) << w.last_reason;
+}
+
 TEST(HpaBehaviorStabilizer, HistorySurvivesStateRoundTripAndStaysBounded) {
   HpaBehaviorStabilizer s(HpaBehavior::Defaults());
   PersistentState state;
