@@ -186,6 +186,51 @@ TEST(HpaPolicy, RecommendsFromSignals) {
   }
 }
 
+// A replica reports one series per GPU ("<pod>/gpu<n>", the dcgm preset; a data-parallel
+// server's engines): one pod each. Counted as pods, 4 replicas of 2 GPUs with 2 replicas stale
+// looked complete (4 series for 4 replicas) and scaled 4 -> 2, and 40% on a 60% target
+// asked for 6 (ceil(0.67 x 8 GPUs)). A share averages over the pod's GPUs; an amount adds up.
+TEST(HpaPolicy, SeveralSeriesOfOneReplicaAreOnePod) {
+  struct Case {
+    std::string name;
+    std::string yaml;
+    std::string signal;
+    std::vector<double> per_gpu;  // 2 series per replica, replicas in order
+    int want;
+  };
+  const std::string util = R"(
+name: hpa
+metrics:
+  - {signal: gpu_util, type: Resource, target: {type: Utilization, value: 60}, request: 100}
+)";
+  const std::string conc = R"(
+name: hpa
+metrics:
+  - {signal: concurrency, type: Pods, target: {type: AverageValue, value: 8}}
+)";
+  const std::vector<Case> cases = {
+      {"two replicas stale: the missing pods hold it", util, "gpu_util", {20, 20, 20, 20}, 4},
+      {"all at 40% of a 60% target", util, "gpu_util", {40, 40, 40, 40, 40, 40, 40, 40}, 3},
+      {"a share averages over a pod's GPUs", util, "gpu_util", {90, 30, 90, 30, 90, 30, 90, 30}, 4},
+      {"an amount adds up over a pod's engines", conc, "concurrency", {8, 8, 8, 8, 8, 8, 8, 8}, 8},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    HpaPolicy p = Make(c.yaml);
+    WorkloadSignals s;
+    std::vector<Observation> obs;
+    for (size_t i = 0; i < c.per_gpu.size(); ++i) {
+      obs.push_back({c.signal, "pod-" + std::to_string(i / 2) + "/gpu" + std::to_string(i % 2),
+                     c.per_gpu[i], kNow, true});
+    }
+    s.Ingest(c.signal, obs, kNow, Seconds(45));
+    PolicyInput in{s, 4, 4, kNow, std::nullopt, std::nullopt, std::nullopt, 0};
+    PersistentState st;
+    const Recommendation r = p.Recommend(in, st);
+    EXPECT_EQ(r.valid ? r.desired : 4, c.want) << r.reason;
+  }
+}
+
 TEST(HpaPolicy, FactsCarryTheNumbers) {
   const HpaPolicy p = Make(kGpuUtil);
   WorkloadSignals s;

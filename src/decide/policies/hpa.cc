@@ -3,8 +3,11 @@
 #include <algorithm>
 #include <cmath>
 #include <set>
+#include <string_view>
+#include <unordered_map>
 
 #include "core/numeric.h"
+#include "core/signal.h"
 #include "decide/text.h"
 
 namespace aiscale::decide {
@@ -67,6 +70,36 @@ struct MetricOutcome {
   std::string error;
 };
 
+struct PodValue {
+  std::string name;
+  double value = 0;
+  bool ready = true;
+  int series = 0;
+};
+
+// One value per replica. A replica may report several series ("<pod>/gpu0", "<pod>/gpu1": the
+// dcgm preset, or a data-parallel server's engines); counted as pods, 2 replicas of 4 GPUs were
+// 8 pods, so a stale replica went unnoticed and the size came out per GPU. A share (a signal
+// bounded to 0-100 or 0-1) is averaged over the replica's series, an amount adds up.
+std::vector<PodValue> ByReplica(const SignalSnapshot& snap, std::string_view signal) {
+  const bool share = signals::ValidRange(signal).max <= 100;
+  std::vector<PodValue> pods;
+  std::unordered_map<std::string_view, size_t> index;
+  for (const InstanceValue& iv : snap.instances) {
+    const std::string_view name = std::string_view(iv.instance).substr(0, iv.instance.find('/'));
+    auto [it, added] = index.emplace(name, pods.size());
+    if (added) pods.push_back({std::string(name), 0, true, 0});
+    PodValue& p = pods[it->second];
+    p.value += iv.value;
+    p.ready = p.ready && iv.ready;
+    ++p.series;
+  }
+  if (share) {
+    for (PodValue& p : pods) p.value /= p.series;
+  }
+  return pods;
+}
+
 MetricOutcome Evaluate(const HpaMetricConfig& m, const PolicyInput& in, double tolerance) {
   MetricOutcome o{&m, std::nullopt, ""};
   const SignalSnapshot& snap = in.signals.Get(m.signal);
@@ -83,16 +116,16 @@ MetricOutcome Evaluate(const HpaMetricConfig& m, const PolicyInput& in, double t
   std::optional<int64_t> total;
   if (m.spec.source == hpa::SourceType::kResource || m.spec.source == hpa::SourceType::kPods) {
     const int64_t request = ToMilli(m.request);
-    for (const InstanceValue& iv : snap.instances) {
+    for (const PodValue& pv : ByReplica(snap, m.signal)) {
       hpa::Pod& p = pods.emplace_back();
-      p.name = iv.instance;
-      p.ready = iv.ready;
-      p.value = ToMilli(iv.value);
+      p.name = pv.name;
+      p.ready = pv.ready;
+      p.value = ToMilli(pv.value);
       p.request = request;
     }
     // Replicas that report nothing are pods whose metric is missing (named in no message:
     // they have a request).
-    for (int i = static_cast<int>(snap.instances.size()); i < in.current; ++i) {
+    for (int i = static_cast<int>(pods.size()); i < in.current; ++i) {
       hpa::Pod& p = pods.emplace_back();
       p.name = "(a replica without a value)";
       p.request = request;
