@@ -65,12 +65,56 @@ std::string InstanceOf(const PromSeries& s) {
   return out;
 }
 
-Observation ToObservation(const PromSeries& s, const std::string& signal) {
-  // Seconds() saturates: a sample stamped centuries ahead reads as far in the future (invalid
-  // in WorkloadSignals), never as a wrapped "about now". A `pod` label names a replica.
-  Observation o{signal, InstanceOf(s), s.value, TimePoint(Seconds(s.timestamp_s)), true};
-  o.per_replica = s.Label("pod") != nullptr;
-  return o;
+// One observation per series, named by InstanceOf; several series of one name (a dcgm query's
+// GPUs of one pod, a data-parallel server's engines) are told apart by the labels that differ
+// among them ("<pod>/gpu=0"): by name alone they were merged into one arbitrary value. Series
+// that differ in no label stay one name (a duplicate, kept once downstream).
+std::vector<Observation> ToObservations(const std::vector<const PromSeries*>& series,
+                                        const std::string& signal) {
+  std::vector<Observation> out;
+  out.reserve(series.size());
+  std::map<std::string, std::vector<size_t>> by_name;
+  for (const PromSeries* s : series) {
+    // Seconds() saturates: a sample stamped centuries ahead reads as far in the future
+    // (invalid in WorkloadSignals), never as a wrapped "about now". A `pod` label names a
+    // replica.
+    Observation o{signal, InstanceOf(*s), s->value, TimePoint(Seconds(s->timestamp_s)), true};
+    o.per_replica = s->Label("pod") != nullptr;
+    by_name[o.instance].push_back(out.size());
+    out.push_back(std::move(o));
+  }
+  for (const auto& [name, idx] : by_name) {
+    if (idx.size() < 2) continue;
+    std::set<std::string> differ;
+    for (size_t i : idx) {
+      for (const auto& [k, v] : series[i]->labels) {
+        const std::string* first = series[idx[0]]->Label(k);
+        if (k != "__name__" && (first == nullptr || *first != v)) differ.insert(k);
+      }
+      for (const auto& [k, v] : series[idx[0]]->labels) {
+        if (k != "__name__" && series[i]->Label(k) == nullptr) differ.insert(k);
+      }
+    }
+    if (differ.empty()) continue;
+    for (size_t i : idx) {
+      std::string suffix;
+      for (const std::string& k : differ) {
+        const std::string* v = series[i]->Label(k);
+        if (!suffix.empty()) suffix += ',';
+        suffix += k + "=" + (v ? *v : "");
+      }
+      out[i].instance = name + "/" + suffix;
+    }
+  }
+  return out;
+}
+
+std::vector<Observation> ToObservations(const std::vector<PromSeries>& series,
+                                        const std::string& signal) {
+  std::vector<const PromSeries*> ptrs;
+  ptrs.reserve(series.size());
+  for (const PromSeries& s : series) ptrs.push_back(&s);
+  return ToObservations(ptrs, signal);
 }
 
 // The shortest max_age the queries in `idx` ask for (zero when none asks).
@@ -257,10 +301,7 @@ Result<std::string> PrometheusSource::Expanded(const MetricQuery& q) const {
 
 FetchResult PrometheusSource::Convert(const Answer& a, const MetricQuery& q) const {
   if (!a.status.ok()) return Status::FromCode(a.status.code(), Wrap(q, a.status));
-  std::vector<Observation> out;
-  out.reserve(a.result.series.size());
-  for (const PromSeries& s : a.result.series) out.push_back(ToObservation(s, q.signal));
-  return out;
+  return ToObservations(a.result.series, q.signal);
 }
 
 FetchResult PrometheusSource::Fetch(const MetricQuery& q, TimePoint /*now*/) {
@@ -310,6 +351,7 @@ void PrometheusSource::FetchGroup(const Group& g, const std::vector<MetricQuery>
       }
     }
     Answer a = Query(g.plan.Query(chunk), timeout, LookbackOf(qs, members));
+    std::map<std::string_view, std::vector<const PromSeries*>> routed;  // workload -> series
     for (const PromSeries& s : a.result.series) {
       const std::string* name = s.Label(g.plan.label);
       if (name == nullptr) {
@@ -322,7 +364,14 @@ void PrometheusSource::FetchGroup(const Group& g, const std::vector<MetricQuery>
       }
       auto it = by_name.find(*name);
       if (it == by_name.end() || !in_chunk.count(*name)) continue;  // not asked for here
-      for (size_t i : it->second) out[i].value().push_back(ToObservation(s, qs[i].signal));
+      routed[*name].push_back(&s);
+    }
+    for (const auto& [name, series] : routed) {
+      for (size_t i : by_name.find(std::string(name))->second) {
+        for (Observation& o : ToObservations(series, qs[i].signal)) {
+          out[i].value().push_back(std::move(o));
+        }
+      }
     }
     if (a.status.ok()) continue;
     for (size_t i : members) out[i] = Status::FromCode(a.status.code(), Wrap(qs[i], a.status));

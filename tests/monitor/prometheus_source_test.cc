@@ -212,6 +212,28 @@ TEST_F(PrometheusSourceTest, SingleQueryExpandsAndConverts) {
   EXPECT_EQ(reqs[0].authorization, "");
 }
 
+// Several series of one pod (a dcgm query's GPUs, a data-parallel server's engines) are told
+// apart by the labels that differ among them: by the pod's name alone they were merged into one
+// arbitrary value (two GPUs at 90 and 10 read as one at 10). Identical labels stay one name.
+TEST_F(PrometheusSourceTest, SeveralSeriesOfOnePodKeepTheirOwnNames) {
+  prom_.RespondWith(200, R"({"status":"success","data":{"resultType":"vector","result":[)"
+                         R"({"metric":{"pod":"a","gpu":"0","Hostname":"n1"},"value":[1,"90"]},)"
+                         R"({"metric":{"pod":"a","gpu":"1","Hostname":"n1"},"value":[1,"10"]},)"
+                         R"({"metric":{"pod":"b","gpu":"0","Hostname":"n2"},"value":[1,"80"]},)"
+                         R"({"metric":{"pod":"c","job":"x"},"value":[1,"5"]},)"
+                         R"({"metric":{"pod":"c","job":"x"},"value":[1,"5"]}]}})");
+  PrometheusSource src(Config(), http_);
+  FetchResult r = src.Fetch(Query("gpu_util", "x", "w"), TimePoint{});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_EQ(r->size(), 5u);
+  EXPECT_EQ((*r)[0].instance, "a/gpu=0");
+  EXPECT_EQ((*r)[1].instance, "a/gpu=1");
+  EXPECT_EQ((*r)[2].instance, "b");
+  EXPECT_EQ((*r)[3].instance, "c");
+  EXPECT_EQ((*r)[4].instance, "c");
+  EXPECT_TRUE((*r)[0].per_replica);
+}
+
 TEST_F(PrometheusSourceTest, InstanceFallsBackToInstanceThenLabels) {
   struct Case {
     std::string name;
