@@ -358,11 +358,15 @@ Result<Scrape> ScrapeSource::ScrapeOnce(const std::string& url, TimePoint now, D
 }
 
 void ScrapeSource::Prune(std::vector<Scrape>& history, TimePoint now) const {
-  // Keep the newest scrape at or before now - window (the baseline) and all after it.
+  // Keep the newest scrape at or before now - window (the baseline) and all after it, but no
+  // baseline older than two windows: a target back after an outage, or a new process on a
+  // reused port, was measured against a counter minutes old (20 req/s read as 1) where it
+  // should read nothing until its next scrape.
   size_t keep_from = 0;
   for (size_t i = 0; i < history.size(); ++i) {
     if (history[i].at <= now - cfg_.window) keep_from = i;
   }
+  if (history[keep_from].at < now - 2 * cfg_.window) ++keep_from;
   keep_from = std::max(keep_from, history.size() > kMaxHistory ? history.size() - kMaxHistory : 0);
   history.erase(history.begin(), history.begin() + static_cast<std::ptrdiff_t>(keep_from));
 }

@@ -19,8 +19,9 @@
 // per-second rate over `window`, histograms as the p99 of the window's observations. Rates and
 // quantiles need two scrapes of a target: until then the target contributes nothing (missing,
 // never 0). The window's baseline is the newest kept scrape at least `window` older than the
-// current one (or the oldest kept, while the history is younger than the window); the source
-// keeps only the scrapes it needs, at most kMaxHistory per target.
+// current one (or the oldest kept, while the history is younger than the window), never one
+// older than two windows; the source keeps only the scrapes it needs, at most kMaxHistory per
+// target.
 //
 // One HTTP request per target per round: a target scraped at `now` is reused by every query at
 // a `now` within kReuseWithin of it (signals of one workload fetched at one tick), its error

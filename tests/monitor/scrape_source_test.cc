@@ -408,6 +408,26 @@ TEST_F(ScrapeSourceTest, WindowPicksTheBaseline) {
   EXPECT_NEAR(last, 3.0, 1e-9);
 }
 
+// A target scraped again after more than two windows (an outage, or a new process on a
+// reused port): no rate against the old counter, whose baseline is minutes old (20 req/s read
+// as 1); the next scrape within the window gives it.
+TEST_F(ScrapeSourceTest, NoRateAgainstABaselineOlderThanTwoWindows) {
+  ScrapeSourceConfig cfg = FixedUrls({server_.Url("/c")});
+  cfg.window = Seconds(30);
+  ScrapeSource src(cfg, http_, nullptr);
+  server_.SetBody("/c", "# TYPE c counter\nc_total 5000\n");
+  ASSERT_TRUE(src.Fetch(Query("c", "c"), AtSeconds(1000)).ok());
+  server_.SetBody("/c", "# TYPE c counter\nc_total 300\n");  // a new process, 15 s at 20/s
+  auto got = src.Fetch(Query("c", "c"), AtSeconds(1300));
+  ASSERT_TRUE(got.ok()) << got.status().message();
+  EXPECT_TRUE(got->empty()) << got->at(0).value;
+  server_.SetBody("/c", "# TYPE c counter\nc_total 600\n");
+  got = src.Fetch(Query("c", "c"), AtSeconds(1315));
+  ASSERT_TRUE(got.ok()) << got.status().message();
+  ASSERT_EQ(got->size(), 1u);
+  EXPECT_NEAR(got->at(0).value, 20.0, 1e-9);
+}
+
 TEST(ScrapeSourceConfigTest, Parse) {
   struct Case {
     std::string name;
