@@ -58,6 +58,15 @@ struct SignalSnapshot {
   bool ok() const { return HasValues(status); }
   // Every value usable and every ready replica reporting.
   bool complete() const { return status == SignalStatus::kOk; }
+  // A value below 0: only a custom signal (no range) can carry one, and no amount of demand or
+  // load a policy divides by a positive target is negative (one glitch of -1000 among pods at
+  // 10 scaled to the minimum).
+  bool AnyNegative() const {
+    for (const InstanceValue& iv : instances) {
+      if (iv.value < 0) return true;
+    }
+    return false;
+  }
 };
 
 class WorkloadSignals {

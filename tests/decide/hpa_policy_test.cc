@@ -231,6 +231,26 @@ metrics:
   }
 }
 
+// A custom signal has no range: one glitch of -1000 among nine pods at 10 (AverageValue 10)
+// summed below 0 and scaled to the minimum. A negative value is not a load: the metric is
+// invalid, which never scales down.
+TEST(HpaPolicy, ANegativeCustomValueScalesNothingDown) {
+  HpaPolicy p = Make(R"(
+name: hpa
+metrics:
+  - {signal: inflight, type: Pods, target: {type: AverageValue, value: 10}}
+)");
+  WorkloadSignals s;
+  std::vector<Inst> values(9, Inst{10});
+  values.push_back(Inst{-1000});
+  Ingest(s, "inflight", values);
+  PolicyInput in{s, 10, 10, kNow, std::nullopt, std::nullopt, std::nullopt, 0};
+  PersistentState st;
+  const Recommendation r = p.Recommend(in, st);
+  EXPECT_FALSE(r.valid && r.desired < 10) << r.reason;
+  EXPECT_NE(r.reason.find("negative"), std::string::npos) << r.reason;
+}
+
 TEST(HpaPolicy, FactsCarryTheNumbers) {
   const HpaPolicy p = Make(kGpuUtil);
   WorkloadSignals s;

@@ -234,6 +234,23 @@ TEST(KpaPolicy, ARestartOrASparseHistoryScalesNothingDown) {
   }
 }
 
+TEST(KpaPolicy, ANegativeCustomValueHolds) {
+  Harness h("name: kpa\nsignal: inflight\ntarget: 10\ntarget_utilization: 1.0\n", 10);
+  for (int t = 0; t <= 120; t += 15) {
+    const TimePoint now = AtSeconds(t);
+    h.signals.Ingest(
+        "inflight",
+        {{"inflight", "a", 100, now, true}, {"inflight", "b", t == 120 ? -1000.0 : 0.0, now, true}},
+        now, Seconds(45));
+    const Recommendation r = h.Ask(now);
+    if (t == 120) {
+      EXPECT_FALSE(r.valid) << r.reason;
+      EXPECT_EQ(r.rule, "bad_input");
+    }
+  }
+  EXPECT_EQ(h.current, 10);
+}
+
 // With a 15 s control period each total is held in the seconds until the next tick, so a
 // steady load averages to itself instead of to 1/15 of it.
 TEST(KpaPolicy, SparseTicksAverageLikeOnePerSecond) {

@@ -108,6 +108,11 @@ MetricOutcome Evaluate(const HpaMetricConfig& m, const PolicyInput& in, double t
     if (!snap.detail.empty()) StrAppend(o.error, " (", snap.detail, ")");
     return o;
   }
+  if (snap.AnyNegative()) {
+    o.error = StrCat(m.signal, " has a negative value (", snap.detail.empty() ? "" : snap.detail,
+                     snap.detail.empty() ? "" : "; ", "not a load a target divides)");
+    return o;
+  }
   hpa::CalcOptions opts;
   opts.tolerance_down = opts.tolerance_up = tolerance;
   std::vector<hpa::Pod> pods;

@@ -188,6 +188,10 @@ Recommendation KpaPolicy::Recommend(const PolicyInput& in, PersistentState& stat
     return Hold("no_data", StrCat(c_.signal, " is ", SignalStatusName(snap.status), " (",
                                   snap.detail, "); holding at ", in.current));
   }
+  if (snap.AnyNegative()) {
+    return Hold("bad_input", StrCat(c_.signal, " has a negative value (sum ", Num(snap.sum, 6),
+                                    "): not a load; holding at ", in.current));
+  }
 
   const int stable_buckets = static_cast<int>(c_.stable_window_s);
   const int panic_buckets = KpaPanicBuckets(params_.stable_window, c_.panic_window_percentage);

@@ -58,7 +58,7 @@ PredictivePolicy::Reactive PredictivePolicy::ReactiveNeed(const PolicyInput& in)
   const ReactiveRule& r = cfg_.reactive;
   const SignalSnapshot& snap = in.signals.Get(r.signal);
   Reactive out;
-  if (!snap.ok()) return out;
+  if (!snap.ok() || snap.AnyNegative()) return out;
   const bool sum = r.aggregate == ReactiveRule::Aggregate::kSum;
   out.value = sum ? snap.sum : snap.mean;
   if (r.window_s > 0) {
@@ -96,7 +96,7 @@ void PredictivePolicy::Aggregate(const PolicyInput& in, PersistentState& state,
     agg.assign({static_cast<double>(bucket), 0, 0});
   }
   const SignalSnapshot& demand = in.signals.Get(cfg_.signal);
-  if (demand.ok()) {
+  if (demand.ok() && !demand.AnyNegative()) {
     agg[1] += demand.sum;
     agg[2] += 1;
   }
@@ -192,9 +192,11 @@ Recommendation PredictivePolicy::Recommend(const PolicyInput& in, PersistentStat
              {"error_quantile", eq.Quantile()}};
   if (reset) r.facts.push_back({"state_reset", 1});
 
-  if (!demand.ok()) {
-    const std::string why = cfg_.signal + " is " + std::string(SignalStatusName(demand.status)) +
-                            " (" + demand.detail + ")";
+  if (!demand.ok() || demand.AnyNegative()) {
+    const std::string why = demand.ok() ? cfg_.signal + " has a negative value (not a demand)"
+                                        : cfg_.signal + " is " +
+                                              std::string(SignalStatusName(demand.status)) + " (" +
+                                              demand.detail + ")";
     if (reactive.ok && reactive.need > in.current) {
       r.desired = reactive.need;
       r.valid = true;
