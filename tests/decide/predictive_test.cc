@@ -279,6 +279,30 @@ TEST(Predictive, GarbledRestoredStateNeitherScalesToMinNorHangs) {
   }
 }
 
+// A custom demand signal has no range: a negative value is not a demand (it would forecast
+// below zero and size the service to its minimum); it holds as missing data does.
+TEST(Predictive, ANegativeCustomDemandHolds) {
+  PredictivePolicy policy(
+      ParseOk("name: predictive\nsignal: inflight\ncapacity_per_replica: 10\n", Ctx()));
+  WorkloadSignals signals;
+  PersistentState state;
+  int current = 1;
+  for (double t = 0; t <= 3600; t += kTick) {
+    const double v = t < 3600 ? 200 : -5000;
+    signals.Ingest("inflight", {{"inflight", "", v, AtSeconds(t), true}}, AtSeconds(t),
+                   Seconds(45));
+    PolicyInput in{signals,      current,      current,      AtSeconds(t),
+                   std::nullopt, std::nullopt, std::nullopt, 0};
+    const Recommendation r = policy.Recommend(in, state);
+    if (r.valid) current = r.desired;
+    if (t == 3600) {
+      EXPECT_EQ(r.rule, "missing_data") << r.reason;
+      EXPECT_NE(r.reason.find("negative"), std::string::npos) << r.reason;
+    }
+  }
+  EXPECT_GE(current, 25);
+}
+
 TEST(Predictive, FallsBackToReactiveWithoutHistory) {
   Harness h(kBase, Ctx());
   Recommendation r = h.Tick(0, 100);  // 100/s at 8/s per replica: 13
