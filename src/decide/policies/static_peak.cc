@@ -1,6 +1,8 @@
 #include "decide/policies/static_peak.h"
 
+#include <cmath>
 #include <string>
+#include <vector>
 
 #include "core/numeric.h"
 
@@ -20,7 +22,12 @@ std::unique_ptr<Policy> StaticPeakPolicy::Make(const config::ConfigNode& node,
 Recommendation StaticPeakPolicy::Recommend(const PolicyInput& in, PersistentState& state) const {
   int n = replicas_.value_or(0);
   if (!replicas_) {
-    if (!state.FindVec("replicas")) state.Set("replicas", in.current);
+    // The size it found, kept; restored state that no tick wrote (not one finite count) is
+    // found again rather than read as 0 replicas.
+    const std::vector<double>* kept = state.FindVec("replicas");
+    if (!kept || kept->size() != 1 || !std::isfinite((*kept)[0]) || (*kept)[0] < 0) {
+      state.Set("replicas", in.current);
+    }
     n = ClampToInt(state.Get("replicas", in.current), 0, kMaxReplicaCount);
   }
   return {n,
