@@ -30,7 +30,7 @@ int64_t AllocatorRun::Reducible(size_t v, const Asker& a, Tier tier) const {
   if (WholeJob(v) || tier == Tier::kBelowFloors) {
     r = WholeJob(v) ? Gpus(v, grant_[v]) : RoundDown(Gpus(v, grant_[v]), step);
   } else {
-    r = RoundDown(Gpus(v, grant_[v] - std::min(c.floor, grant_[v])), step);
+    r = AboveFloor(v);
   }
   if (tier == Tier::kBorrowed) {
     if (SuspendsForOwner(v, a, tier)) return Gpus(v, grant_[v]);
@@ -50,7 +50,7 @@ bool AllocatorRun::SuspendsForOwner(size_t v, const Asker& a, Tier tier) const {
   }
   int64_t above_floors = 0;
   for (size_t w : by_tenant_[c.tenant]) {
-    above_floors += RoundDown(Gpus(w, grant_[w] - std::min(C(w).floor, grant_[w])), StepGpus(w));
+    above_floors += AboveFloor(w);
   }
   return Excess(c.tenant) > above_floors;
 }
@@ -124,8 +124,7 @@ bool AllocatorRun::BestElastic(const Asker& a, Tier tier, int64_t need, Option& 
       o.freed = std::min(RoundUp(need, step), r);
       if (SuspendsForOwner(v, a, tier)) {
         // Toward its floor when that covers the owner; else whole: below it, it cannot run.
-        const int64_t to_floor =
-            RoundDown(Gpus(v, grant_[v] - std::min(C(v).floor, grant_[v])), step);
+        const int64_t to_floor = AboveFloor(v);
         o.freed = need <= to_floor ? std::min(RoundUp(need, step), to_floor) : r;
       }
     }

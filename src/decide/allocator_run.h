@@ -2,6 +2,7 @@
 // Internal to decide/; tests go through Allocate.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -53,6 +54,10 @@ class AllocatorRun {
   int64_t BorrowRoom(int t) const;
   int64_t Ceiling(int t) const;  // the engine's quota for tenant t, else the pool
   bool WholeJob(size_t i) const;
+  // GPUs claim i holds above its floor, in whole steps: what the pool may take short of it.
+  int64_t AboveFloor(size_t i) const {
+    return RoundDown(Gpus(i, grant_[i] - std::min(C(i).floor, grant_[i])), StepGpus(i));
+  }
   // An owner reclaiming its guarantee may suspend elastic job `v` whole: its tenant borrows
   // more than all of its workloads hold above their floors, so the floors stand on borrowed
   // GPUs, and shrinking to floors alone would keep the owner from its guarantee for good.

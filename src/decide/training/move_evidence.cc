@@ -31,10 +31,6 @@ std::string ZText(double z) {
   return std::abs(z) >= kHugeZ ? (z > 0 ? "+inf" : "-inf") : Fmt("%.2g", z);
 }
 
-}  // namespace
-
-namespace {
-
 // z of `to` over `from` (per node or for the job), filled into m.
 void Judge(MoveEvidence& m) {
   if (m.from.count <= 0 || m.to.count <= 0) return;
